@@ -1,0 +1,44 @@
+/** The one shape every tool has: a name, a zod input schema, an effect and a handler. */
+import { z } from 'zod';
+import type { ToolSpec } from '../model/messages';
+
+/** `read` tools may be retried freely; `write` tools change the world and run at most once. */
+export const ToolEffect = { read: 'read', write: 'write' } as const;
+export type ToolEffect = (typeof ToolEffect)[keyof typeof ToolEffect];
+
+/** Where and how a tool call runs; built by the runTool activity. */
+export interface ToolContext {
+  /** Absolute path of the session's workspace folder; file tools never leave it. */
+  readonly workspace: string;
+  /** Aborted when the activity is cancelled or times out. */
+  readonly signal: AbortSignal;
+  /** Wall-clock limit for one call. */
+  readonly timeoutMs: number;
+  /** Longest output a tool returns; longer output is cut with a marker. */
+  readonly outputCapChars: number;
+}
+
+/** What a tool call produced: the text the model sees, and whether the agent declared itself done. */
+export interface ToolOutcome {
+  readonly output: string;
+  readonly finished?: { readonly answer: string };
+}
+
+export interface Tool<Input extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: Input;
+  readonly effect: ToolEffect;
+  run(args: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** A tool failure the model should read and react to (bad path, missing file…), not a crash. */
+export class ToolInputError extends Error {
+  override readonly name = 'ToolInputError';
+}
+
+/** The JSON schema sent to the model, generated from the tool's zod schema. */
+export function toolSpec(tool: Tool): ToolSpec {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input) as Record<string, unknown>;
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+}
