@@ -1,0 +1,223 @@
+/**
+ * The scripted autonomous agent behind the simulator: a pure function from the messages of a
+ * request to the next assistant reply, so a retried request gets a byte-identical answer.
+ */
+import type { ChatMessage, ToolCall } from '../model/messages';
+import { hashInt, shortHash } from './hash';
+import type { ByteRange, ResolvedSimulatorOptions } from './options';
+
+export type AssistantReply = Extract<ChatMessage, { role: 'assistant' }>;
+export type ScriptOptions = Pick<ResolvedSimulatorOptions, 'defaultSteps' | 'followUpSteps' | 'outputBytes' | 'marker'>;
+
+/** agentd's built-in tools, in the order the script cycles through them. */
+export const SimTool = {
+  listFiles: 'list_files',
+  writeFile: 'write_file',
+  runCommand: 'run_command',
+  readFile: 'read_file',
+  finish: 'finish',
+} as const;
+export type SimTool = (typeof SimTool)[keyof typeof SimTool];
+
+/** What a `[sim steps=N output=MIN-MAX]` directive in a user message asks for. */
+export interface Directive {
+  readonly steps?: number;
+  readonly output?: ByteRange;
+}
+
+const DIRECTIVE = /\[sim\b([^\]]*)\]/;
+const CALL_ID = /^call_(\d+)_(\d+)_[0-9a-f]{8}$/;
+
+/** Parts that do not parse are ignored: a typo must not crash the scripted agent. */
+export function parseDirective(text: string): Directive | undefined {
+  const found = DIRECTIVE.exec(text);
+  if (found === null) return undefined;
+  let steps: number | undefined;
+  let output: ByteRange | undefined;
+  for (const part of (found[1] ?? '').trim().split(/\s+/)) {
+    const stepsMatch = /^steps=(\d+)$/.exec(part);
+    if (stepsMatch !== null) steps = Number(stepsMatch[1]);
+    const outputMatch = /^output=(\d+)-(\d+)$/.exec(part);
+    if (outputMatch !== null) {
+      const min = Number(outputMatch[1]);
+      const max = Number(outputMatch[2]);
+      if (min >= 1 && min <= max) output = { min, max };
+    }
+  }
+  return { ...(steps === undefined ? {} : { steps }), ...(output === undefined ? {} : { output }) };
+}
+
+/** The step a tool call id was made for, if it is one of the script's ids. */
+export function stepOfCallId(id: string): number | undefined {
+  const found = CALL_ID.exec(id);
+  return found === null ? undefined : Number(found[1]);
+}
+
+/** The current turn: from the last user message to the end of the request. */
+interface Turn {
+  readonly userText: string;
+  /** Hash of the turn's user message, shared by its call ids and file names. */
+  readonly hash: string;
+  /** The turn answers the first user message of the conversation: it ends with `finish`. */
+  readonly isTask: boolean;
+  readonly budget: number;
+  readonly output: ByteRange;
+}
+
+function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean, before = items.length): number {
+  for (let index = Math.min(before, items.length) - 1; index >= 0; index -= 1) {
+    if (test(items[index] as T)) return index;
+  }
+  return -1;
+}
+
+function findTurn(messages: readonly ChatMessage[], userIndex: number, options: ScriptOptions): Turn {
+  const userText = messages[userIndex]?.content ?? '';
+  const isTask = messages.findIndex((message) => message.role === 'user') === userIndex;
+  const directive = parseDirective(userText);
+  const budget = directive?.steps ?? (isTask ? options.defaultSteps : options.followUpSteps);
+  // An output size set earlier (usually by the task) holds until a later directive changes it.
+  let output = options.outputBytes;
+  for (let index = userIndex; index >= 0; index -= 1) {
+    const message = messages[index];
+    const earlier = message?.role === 'user' ? parseDirective(message.content)?.output : undefined;
+    if (earlier !== undefined) {
+      output = earlier;
+      break;
+    }
+  }
+  return { userText, hash: shortHash(userText), isTask, budget, output };
+}
+
+/** The first words of a message, directive removed, for replies that quote it. */
+export function firstWords(text: string, count = 8): string {
+  const words = text.replace(DIRECTIVE, ' ').trim().split(/\s+/).filter((word) => word !== '');
+  return words.slice(0, count).join(' ') + (words.length > count ? '…' : '');
+}
+
+function notesPath(turn: Turn, step: number): string {
+  return `notes/step-${turn.hash}-${step}.md`;
+}
+
+function filesWritten(turn: Turn): string[] {
+  const files: string[] = [];
+  for (let step = 2; step <= turn.budget; step += 4) files.push(notesPath(turn, step));
+  return files;
+}
+
+/** Output size for a step: spread over the range, but fixed for a given step. */
+export function outputSizeFor(step: number, range: ByteRange): number {
+  return range.min + (hashInt('output', step) % (range.max - range.min + 1));
+}
+
+/** `seq` lines are `test case N: ok\n`; count how many reach `bytes`. */
+export function seqLinesFor(bytes: number): number {
+  let lines = 0;
+  let total = 0;
+  while (total < bytes) {
+    lines += 1;
+    total += 'test case : ok\n'.length + String(lines).length;
+  }
+  return Math.max(lines, 1);
+}
+
+function runCommandLine(step: number, turn: Turn, marker: string | undefined): string {
+  const target = outputSizeFor(step, turn.output);
+  // `echo` adds the marker and a newline to the output; take them off the seq part.
+  const prefix = marker === undefined ? '' : `echo '${marker}'; `;
+  const seqBytes = target - (marker === undefined ? 0 : marker.length + 1);
+  // %.0f rather than %g: %g switches to 1e+06 past a million lines.
+  return `${prefix}seq -f 'test case %.0f: ok' 1 ${seqLinesFor(seqBytes)}`;
+}
+
+function notesFor(turn: Turn, step: number): string {
+  return [
+    `# Notes, step ${step} of ${turn.budget}`,
+    '',
+    `Task: ${firstWords(turn.userText, 12)}`,
+    '',
+    '- Listed the workspace and looked at how the files are laid out.',
+    '- Ran the checks; every case passed so far, and the output size is stable.',
+    '- Open question: do the remaining files need the same change?',
+    '',
+    `Next: go on with step ${step + 1} and re-read these notes before deciding.`,
+    '',
+  ].join('\n');
+}
+
+function toolCall(turn: Turn, step: number, name: SimTool, args: Record<string, unknown>): ToolCall {
+  return {
+    id: `call_${step}_0_${shortHash(turn.userText, step)}`,
+    type: 'function',
+    function: { name, arguments: JSON.stringify(args) },
+  };
+}
+
+function act(turn: Turn, step: number, content: string, name: SimTool, args: Record<string, unknown>): AssistantReply {
+  return { role: 'assistant', content, tool_calls: [toolCall(turn, step, name, args)] };
+}
+
+function stepReply(turn: Turn, step: number, marker: string | undefined): AssistantReply {
+  const at = `Step ${step} of ${turn.budget}:`;
+  switch (step % 4) {
+    case 1:
+      return act(turn, step, `${at} listing the workspace to see what is there.`, SimTool.listFiles, { path: '.' });
+    case 2: {
+      const path = notesPath(turn, step);
+      return act(turn, step, `${at} writing my notes so far to ${path}.`, SimTool.writeFile, {
+        path,
+        content: notesFor(turn, step),
+      });
+    }
+    case 3:
+      return act(turn, step, `${at} running the test cases and reading their output.`, SimTool.runCommand, {
+        command: runCommandLine(step, turn, marker),
+      });
+    default: {
+      const path = notesPath(turn, step - 2);
+      return act(turn, step, `${at} re-reading ${path} before going on.`, SimTool.readFile, { path });
+    }
+  }
+}
+
+function summary(turn: Turn): string {
+  const files = filesWritten(turn);
+  return `Completed the task in ${turn.budget} steps. Files written: ${files.length === 0 ? 'none' : files.join(', ')}.`;
+}
+
+function say(content: string): AssistantReply {
+  return { role: 'assistant', content };
+}
+
+/** The next reply of the scripted agent; same messages and options → the same reply. */
+export function nextReply(messages: readonly ChatMessage[], options: ScriptOptions): AssistantReply {
+  const userIndex = lastIndexWhere(messages, (message) => message.role === 'user');
+  if (userIndex < 0) return say('There is no user message yet, so there is nothing for me to do.');
+  const turn = findTurn(messages, userIndex, options);
+
+  // The newest step's call id says where the turn is, even after older messages were trimmed.
+  const actedIndex = lastIndexWhere(
+    messages,
+    (message) => message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0,
+  );
+  let step = 1;
+  const acted = actedIndex > userIndex ? messages[actedIndex] : undefined;
+  const lastCall = acted?.role === 'assistant' ? acted.tool_calls?.[0] : undefined;
+  if (lastCall !== undefined) {
+    // Ids the script did not make (rewritten by the agent): fall back to counting tool turns.
+    const counted = messages
+      .slice(userIndex + 1)
+      .filter((message) => message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0).length;
+    step = (stepOfCallId(lastCall.id) ?? counted) + 1;
+    // An agent that keeps going after `finish` gets the answer again instead of a second finish.
+    if (lastCall.function.name === SimTool.finish) return say(summary(turn));
+  }
+
+  if (step <= turn.budget) return stepReply(turn, step, options.marker);
+  if (turn.isTask) {
+    return act(turn, step, 'All steps are done; reporting the result.', SimTool.finish, { answer: summary(turn) });
+  }
+  const files = filesWritten(turn);
+  const wrote = files.length === 0 ? '' : ` and wrote ${files.join(', ')}`;
+  return say(`About "${firstWords(turn.userText)}": done. I took ${turn.budget} step(s) on it${wrote}.`);
+}

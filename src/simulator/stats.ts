@@ -1,0 +1,90 @@
+/** Counters of what the simulator was asked and what it refused, for tests and benchmarks. */
+import type { ChatRole } from '../model/messages';
+
+export const RejectionReason = {
+  contextLengthExceeded: 'context_length_exceeded',
+  orphanToolResult: 'orphan_tool_result',
+  unansweredToolCall: 'unanswered_tool_call',
+  badRequest: 'bad_request',
+  /** A fault from the fault plan (status, hang or malformed body). */
+  injected: 'injected',
+} as const;
+export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionReason];
+
+/** One answered request, enough to chart prompt growth over a session. */
+export interface RequestSample {
+  readonly promptTokens: number;
+  readonly messageCount: number;
+  readonly lastRole: ChatRole;
+}
+
+export interface SimulatorStats {
+  /** Every chat completion request received, rejected ones included. */
+  readonly requests: number;
+  readonly rejected: Readonly<Record<RejectionReason, number>>;
+  /** Over answered requests only: a rejected prompt was never "used". */
+  readonly maxPromptTokens: number;
+  readonly totalPromptTokens: number;
+  /** The last SAMPLE_LIMIT answered requests, oldest first. */
+  readonly recent: readonly RequestSample[];
+}
+
+/** Bounded so a long benchmark cannot grow the simulator's memory without limit. */
+export const SAMPLE_LIMIT = 1000;
+
+function zeroRejections(): Record<RejectionReason, number> {
+  return {
+    context_length_exceeded: 0,
+    orphan_tool_result: 0,
+    unanswered_tool_call: 0,
+    bad_request: 0,
+    injected: 0,
+  };
+}
+
+export class StatsRecorder {
+  private requests = 0;
+  private rejected = zeroRejections();
+  private maxPromptTokens = 0;
+  private totalPromptTokens = 0;
+  private samples: RequestSample[] = [];
+
+  request(): void {
+    this.requests += 1;
+  }
+
+  reject(reason: RejectionReason): void {
+    this.rejected[reason] += 1;
+  }
+
+  answered(sample: RequestSample): void {
+    this.maxPromptTokens = Math.max(this.maxPromptTokens, sample.promptTokens);
+    this.totalPromptTokens += sample.promptTokens;
+    this.samples.push(sample);
+    if (this.samples.length > SAMPLE_LIMIT) this.samples.splice(0, this.samples.length - SAMPLE_LIMIT);
+  }
+
+  reset(): void {
+    this.requests = 0;
+    this.rejected = zeroRejections();
+    this.maxPromptTokens = 0;
+    this.totalPromptTokens = 0;
+    this.samples = [];
+  }
+
+  /** A copy, so callers cannot change the recorder through it. */
+  snapshot(): SimulatorStats {
+    return {
+      requests: this.requests,
+      rejected: { ...this.rejected },
+      maxPromptTokens: this.maxPromptTokens,
+      totalPromptTokens: this.totalPromptTokens,
+      recent: this.samples.map((sample) => ({ ...sample })),
+    };
+  }
+}
+
+/** Requests refused for any reason. */
+export function totalRejected(stats: SimulatorStats): number {
+  return Object.values(stats.rejected).reduce((sum, count) => sum + count, 0);
+}

@@ -1,0 +1,384 @@
+/** The model simulator, driven over HTTP through the real openai client, as agentd drives it. */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { describe, it } from 'node:test';
+import OpenAI, { APIConnectionTimeoutError, BadRequestError, NotFoundError, RateLimitError } from 'openai';
+import type { ChatMessage, ToolSpec } from '../src/model/messages';
+import { countPromptTokens } from '../src/model/tokens';
+import { faultsAt, type SimulatorOptions } from '../src/simulator/options';
+import { startSimulator, type RunningSimulator } from '../src/simulator/server';
+import { stepOfCallId } from '../src/simulator/script';
+
+const MODEL = 'agentd-sim';
+const SYSTEM: ChatMessage = { role: 'system', content: 'You are agentd, an autonomous agent. Use the tools.' };
+
+function spec(name: string, description: string, properties: Record<string, unknown>): ToolSpec {
+  return {
+    type: 'function',
+    function: { name, description, parameters: { type: 'object', properties, required: Object.keys(properties) } },
+  };
+}
+const TOOLS: ToolSpec[] = [
+  spec('list_files', 'List files under a path.', { path: { type: 'string' } }),
+  spec('read_file', 'Read a file.', { path: { type: 'string' } }),
+  spec('write_file', 'Write a file.', { path: { type: 'string' }, content: { type: 'string' } }),
+  spec('run_command', 'Run a shell command.', { command: { type: 'string' } }),
+  spec('finish', 'Declare the task done.', { answer: { type: 'string' } }),
+];
+
+/** Starts a simulator for one test and always stops it, even when the test fails. */
+async function withSim(options: SimulatorOptions, body: (sim: RunningSimulator, client: OpenAI) => Promise<void>): Promise<void> {
+  const sim = await startSimulator(options);
+  try {
+    await body(sim, new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 0 }));
+  } finally {
+    await sim.stop();
+  }
+}
+
+interface Call {
+  readonly id: string;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+
+/** One chat completion as agentd makes it: the reply as a ChatMessage, its tool calls parsed. */
+async function complete(client: OpenAI, messages: readonly ChatMessage[]) {
+  const completion = await client.chat.completions.create({ model: MODEL, messages: [...messages], tools: TOOLS });
+  const choice = completion.choices[0];
+  assert.ok(choice, 'a choice');
+  const toolCalls = (choice.message.tool_calls ?? []).map((call) => {
+    assert.equal(call.type, 'function');
+    if (call.type !== 'function') throw new Error('unreachable');
+    return { id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: call.function.arguments } };
+  });
+  const reply: ChatMessage =
+    toolCalls.length > 0
+      ? { role: 'assistant', content: choice.message.content, tool_calls: toolCalls }
+      : { role: 'assistant', content: choice.message.content };
+  const calls: Call[] = toolCalls.map((call) => ({
+    id: call.id,
+    name: call.function.name,
+    args: JSON.parse(call.function.arguments) as Record<string, unknown>,
+  }));
+  return { completion, choice, reply, calls };
+}
+
+function fakeResult(call: Call): ChatMessage {
+  return { role: 'tool', tool_call_id: call.id, content: `ok: ${call.name} done` };
+}
+
+/** Plays the agent until the model stops calling tools or calls finish; returns every call made. */
+async function runTurn(client: OpenAI, messages: ChatMessage[], limit = 50): Promise<Call[]> {
+  const made: Call[] = [];
+  for (let request = 0; request < limit; request += 1) {
+    const sent = [...messages];
+    const { completion, reply, calls } = await complete(client, sent);
+    assert.equal(completion.usage?.prompt_tokens, countPromptTokens(sent, TOOLS), `prompt tokens of request ${request}`);
+    messages.push(reply);
+    if (calls.length === 0) return made;
+    assert.equal(calls.length, 1, 'one tool call per step');
+    for (const call of calls) {
+      made.push(call);
+      messages.push(fakeResult(call));
+    }
+    if (calls.some((call) => call.name === 'finish')) return made;
+  }
+  throw new Error(`no end after ${limit} requests`);
+}
+
+async function rawPost(sim: RunningSimulator, body: unknown): Promise<{ status: number; text: string; json: unknown }> {
+  const response = await fetch(`${sim.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+function errorOf(json: unknown): { message: string; type: string; param: string | null; code: string | null } {
+  assert.ok(typeof json === 'object' && json !== null && 'error' in json, 'an OpenAI error body');
+  return (json as { error: { message: string; type: string; param: string | null; code: string | null } }).error;
+}
+
+describe('model simulator', () => {
+  it('runs a whole [sim steps=6] task turn and ends with finish', async () => {
+    await withSim({}, async (sim, client) => {
+      const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Tidy the repository. [sim steps=6]' }];
+      const calls = await runTurn(client, messages);
+      assert.deepEqual(
+        calls.map((call) => call.name),
+        ['list_files', 'write_file', 'run_command', 'read_file', 'list_files', 'write_file', 'finish'],
+      );
+      assert.deepEqual(calls.map((call) => stepOfCallId(call.id)), [1, 2, 3, 4, 5, 6, 7]);
+      assert.deepEqual(calls[0]?.args, { path: '.' });
+      const written = calls[1]?.args['path'];
+      assert.match(String(written), /^notes\/step-[0-9a-f]{8}-2\.md$/);
+      assert.ok(String(calls[1]?.args['content']).length >= 200, 'notes of a few hundred chars');
+      assert.equal(calls[3]?.args['path'], written, 'read_file reads the notes written two steps earlier');
+      const answer = String(calls[6]?.args['answer']);
+      assert.match(answer, /6 steps/);
+      assert.ok(answer.includes(String(written)), 'the answer names the files written');
+      const stats = sim.stats();
+      assert.equal(stats.requests, 7);
+      assert.equal(stats.recent.length, 7);
+      assert.equal(stats.recent[6]?.lastRole, 'tool');
+      assert.equal(stats.maxPromptTokens, Math.max(...stats.recent.map((sample) => sample.promptTokens)));
+    });
+  });
+
+  it('uses defaultSteps when the task has no directive', async () => {
+    await withSim({ defaultSteps: 3 }, async (_sim, client) => {
+      const calls = await runTurn(client, [SYSTEM, { role: 'user', content: 'Fix the build.' }]);
+      assert.deepEqual(calls.map((call) => call.name), ['list_files', 'write_file', 'run_command', 'finish']);
+    });
+  });
+
+  it('rejects a prompt over the context window with context_length_exceeded', async () => {
+    await withSim({ contextWindow: 300 }, async (sim, client) => {
+      const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'word '.repeat(400) }];
+      const tokens = countPromptTokens(messages, TOOLS);
+      await assert.rejects(complete(client, messages), (error: unknown) => {
+        assert.ok(error instanceof BadRequestError, 'a BadRequestError');
+        assert.equal(error.status, 400);
+        assert.equal(error.code, 'context_length_exceeded');
+        assert.match(
+          error.message,
+          new RegExp(`maximum context length is 300 tokens\\. However, your messages resulted in ${tokens} tokens\\.`),
+        );
+        return true;
+      });
+      assert.equal(sim.stats().rejected.context_length_exceeded, 1);
+      // Just under the window is still served.
+      const small: ChatMessage[] = [SYSTEM, { role: 'user', content: 'short task' }];
+      const { completion } = await complete(client, small);
+      assert.equal(completion.usage?.prompt_tokens, countPromptTokens(small, TOOLS));
+    });
+  });
+
+  it('rejects a tool result whose call was never made (orphan)', async () => {
+    await withSim({}, async (sim, client) => {
+      const messages: ChatMessage[] = [
+        SYSTEM,
+        { role: 'user', content: 'task' },
+        { role: 'tool', tool_call_id: 'call_9_0_deadbeef', content: 'stray output' },
+      ];
+      await assert.rejects(complete(client, messages), (error: unknown) => {
+        assert.ok(error instanceof BadRequestError);
+        assert.equal(error.param, 'messages');
+        assert.equal(error.type, 'invalid_request_error');
+        assert.match(error.message, /role 'tool' must be a response/);
+        return true;
+      });
+      assert.equal(sim.stats().rejected.orphan_tool_result, 1);
+    });
+  });
+
+  it('rejects an assistant tool call that no tool message answers', async () => {
+    await withSim({}, async (sim, client) => {
+      const first = await complete(client, [SYSTEM, { role: 'user', content: 'task' }]);
+      const callId = first.calls[0]?.id ?? '';
+      const unanswered: ChatMessage[] = [SYSTEM, { role: 'user', content: 'task' }, first.reply, { role: 'user', content: 'and?' }];
+      await assert.rejects(complete(client, unanswered), (error: unknown) => {
+        assert.ok(error instanceof BadRequestError);
+        assert.ok(error.message.includes(callId), 'names the unanswered id');
+        return true;
+      });
+      // Ending on the call itself is the same mistake.
+      await assert.rejects(complete(client, [SYSTEM, { role: 'user', content: 'task' }, first.reply]), BadRequestError);
+      assert.equal(sim.stats().rejected.unanswered_tool_call, 2);
+    });
+  });
+
+  it('rejects bodies that are not valid chat requests, naming the field', async () => {
+    await withSim({}, async (sim) => {
+      const badRole = await rawPost(sim, { model: MODEL, messages: [{ role: 'user', content: 'x' }, { role: 'robot', content: 'y' }] });
+      assert.equal(badRole.status, 400);
+      assert.equal(errorOf(badRole.json).param, 'messages[1].role');
+      const missing = await rawPost(sim, { model: MODEL, messages: [{ role: 'tool', content: 'x' }] });
+      assert.equal(missing.status, 400);
+      assert.match(errorOf(missing.json).message, /Missing required parameter: 'messages\[0\]\.tool_call_id'/);
+      const unknown = await rawPost(sim, { model: MODEL, messages: [{ role: 'user', content: 'x' }], frobnicate: true });
+      assert.match(errorOf(unknown.json).message, /Unrecognized request argument supplied: frobnicate/);
+      const streaming = await rawPost(sim, { model: MODEL, messages: [{ role: 'user', content: 'x' }], stream: true });
+      assert.equal(errorOf(streaming.json).param, 'stream');
+      const notJson = await rawPost(sim, '{"model":');
+      assert.equal(notJson.status, 400);
+      assert.equal(sim.stats().rejected.bad_request, 5);
+    });
+  });
+
+  it('answers an unknown model with 404 model_not_found', async () => {
+    await withSim({}, async (_sim, client) => {
+      await assert.rejects(
+        client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+        (error: unknown) => error instanceof NotFoundError && error.code === 'model_not_found',
+      );
+    });
+  });
+
+  it('is deterministic: the same request gets byte-identical answers', async () => {
+    await withSim({}, async (sim, client) => {
+      const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Audit the logs. [sim steps=5]' }];
+      const first = await complete(client, messages);
+      messages.push(first.reply, ...first.calls.map(fakeResult));
+      const a = await complete(client, messages);
+      const b = await complete(client, messages);
+      assert.deepEqual(a.calls, b.calls);
+      assert.equal(a.completion.id, b.completion.id);
+      assert.equal(a.calls[0]?.name, 'write_file');
+      const body = { model: MODEL, messages, tools: TOOLS };
+      const rawA = await rawPost(sim, body);
+      const rawB = await rawPost(sim, body);
+      assert.equal(rawA.status, 200);
+      assert.equal(rawA.text, rawB.text);
+      // A different task gets different ids: the hash follows the turn's user message.
+      const other = await complete(client, [SYSTEM, { role: 'user', content: 'Audit the metrics. [sim steps=5]' }]);
+      assert.notEqual(other.calls[0]?.id, first.calls[0]?.id);
+    });
+  });
+
+  it('gives a follow-up message followUpSteps steps, then a plain-text answer', async () => {
+    await withSim({ followUpSteps: 2 }, async (_sim, client) => {
+      const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Set things up. [sim steps=1]' }];
+      const taskCalls = await runTurn(client, messages);
+      assert.deepEqual(taskCalls.map((call) => call.name), ['list_files', 'finish']);
+      messages.push({ role: 'user', content: 'Please summarize what changed in the config' });
+      const followCalls = await runTurn(client, messages);
+      assert.deepEqual(followCalls.map((call) => call.name), ['list_files', 'write_file']);
+      const last = messages[messages.length - 1];
+      assert.equal(last?.role, 'assistant');
+      assert.ok(last?.role === 'assistant' && last.tool_calls === undefined, 'no tool calls in the answer');
+      assert.match(String(last.content), /Please summarize what changed/);
+      const { choice } = await complete(client, messages.slice(0, -1));
+      assert.equal(choice.finish_reason, 'stop');
+    });
+  });
+
+  it('continues at the right step when older messages were trimmed away', async () => {
+    await withSim({}, async (_sim, client) => {
+      const task: ChatMessage = { role: 'user', content: 'Long job. [sim steps=10]' };
+      const messages: ChatMessage[] = [SYSTEM, task];
+      for (let step = 1; step <= 5; step += 1) {
+        const { reply, calls } = await complete(client, messages);
+        messages.push(reply, ...calls.map(fakeResult));
+      }
+      const full = await complete(client, messages);
+      const trimmed = [SYSTEM, task, ...messages.slice(-2)];
+      assert.equal(trimmed.length, 4);
+      const after = await complete(client, trimmed);
+      assert.equal(stepOfCallId(after.calls[0]?.id ?? ''), 6);
+      assert.equal(after.calls[0]?.name, 'write_file');
+      assert.deepEqual(after.calls, full.calls, 'same step as with the whole history');
+    });
+  });
+
+  it('plants the marker in run_command, whose output has the size asked for', async () => {
+    await withSim({ marker: 'SIM-MARK-42' }, async (_sim, client) => {
+      const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Check it. [sim steps=3 output=3000-3500]' }];
+      const calls = await runTurn(client, messages);
+      const run = calls.find((call) => call.name === 'run_command');
+      const command = String(run?.args['command']);
+      assert.ok(command.includes('SIM-MARK-42'), command);
+      const output = execFileSync('sh', ['-c', command], { encoding: 'utf8' });
+      assert.ok(output.startsWith('SIM-MARK-42\n'), 'marker is the first output line');
+      assert.ok(output.length >= 3000 && output.length <= 3500 + 30, `output of ${output.length} bytes`);
+    });
+  });
+
+  it('injects a 429 with Retry-After and counts it', async () => {
+    await withSim({ faultPlan: faultsAt({ 0: { kind: 'status', status: 429, retryAfterSeconds: 7 } }) }, async (sim, client) => {
+      const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'task' }];
+      await assert.rejects(complete(client, messages), (error: unknown) => {
+        assert.ok(error instanceof RateLimitError, 'a RateLimitError');
+        assert.equal(error.status, 429);
+        assert.equal(error.headers.get('retry-after'), '7');
+        return true;
+      });
+      const { calls } = await complete(client, messages);
+      assert.equal(calls[0]?.name, 'list_files', 'request 1 is served normally');
+      assert.equal(sim.stats().rejected.injected, 1);
+      assert.equal(sim.stats().requests, 2);
+    });
+  });
+
+  it('serves a retried request after a 500 with the same answer', async () => {
+    const plan = faultsAt({ 0: { kind: 'status', status: 500 } });
+    await withSim({ faultPlan: plan }, async (sim) => {
+      const retrying = new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 1 });
+      const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'task' }];
+      const retried = await complete(retrying, messages);
+      const again = await complete(retrying, messages);
+      assert.deepEqual(retried.calls, again.calls);
+      assert.equal(sim.stats().requests, 3);
+    });
+  });
+
+  it('injects a malformed body and a hang', async () => {
+    const plan = faultsAt({ 0: { kind: 'malformed' }, 1: { kind: 'hang' } });
+    await withSim({ faultPlan: plan }, async (sim) => {
+      const malformed = await rawPost(sim, { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
+      assert.equal(malformed.status, 200);
+      assert.equal(malformed.json, undefined, 'the body is not JSON');
+      const impatient = new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 0, timeout: 300 });
+      await assert.rejects(complete(impatient, [{ role: 'user', content: 'x' }]), APIConnectionTimeoutError);
+      assert.equal(sim.stats().rejected.injected, 2);
+    });
+  });
+
+  it('delays answers by latencyMs', async () => {
+    await withSim({ latencyMs: 150 }, async (_sim, client) => {
+      const started = performance.now();
+      await complete(client, [{ role: 'user', content: 'x' }]);
+      assert.ok(performance.now() - started >= 140, 'answer came after the latency');
+    });
+  });
+
+  it('serves /v1/models, /sim/stats and /sim/reset-stats', async () => {
+    await withSim({ model: 'sim-model-x' }, async (sim) => {
+      const client = new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 0 });
+      const models = await client.models.list();
+      assert.deepEqual(models.data.map((model) => model.id), ['sim-model-x']);
+      await rawPost(sim, { model: 'sim-model-x', messages: [{ role: 'user', content: 'x' }] });
+      await rawPost(sim, { model: 'sim-model-x', messages: [] });
+      const root = sim.baseURL.replace(/\/v1$/, '');
+      const stats = (await (await fetch(`${root}/sim/stats`)).json()) as { requests: number; rejected: { bad_request: number } };
+      assert.equal(stats.requests, 2);
+      assert.equal(stats.rejected.bad_request, 1);
+      const reset = await fetch(`${root}/sim/reset-stats`, { method: 'POST' });
+      assert.equal(reset.status, 200);
+      assert.equal(sim.stats().requests, 0);
+      assert.equal(sim.stats().recent.length, 0);
+    });
+  });
+
+  it('counts every rejection under its reason', async () => {
+    await withSim({ contextWindow: 500 }, async (sim) => {
+      const user = { role: 'user', content: 'x' };
+      await rawPost(sim, { model: MODEL, messages: [{ role: 'user', content: 'word '.repeat(600) }] });
+      await rawPost(sim, { model: MODEL, messages: [user, { role: 'tool', tool_call_id: 'nope', content: 'x' }] });
+      await rawPost(sim, {
+        model: MODEL,
+        messages: [user, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] }],
+      });
+      await rawPost(sim, { model: MODEL });
+      await rawPost(sim, { model: MODEL, messages: [user] });
+      assert.deepEqual(sim.stats().rejected, {
+        context_length_exceeded: 1,
+        orphan_tool_result: 1,
+        unanswered_tool_call: 1,
+        bad_request: 1,
+        injected: 0,
+      });
+      assert.equal(sim.stats().requests, 5);
+      assert.equal(sim.stats().recent.length, 1, 'only the answered request is sampled');
+    });
+  });
+});
