@@ -39,6 +39,7 @@ export class ToolInputError extends Error {
 
 /** The JSON schema sent to the model, generated from the tool's zod schema. */
 export function toolSpec(tool: Tool): ToolSpec {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input) as Record<string, unknown>;
+  // io 'input': the model writes the arguments, so fields with a .default() are optional to it, not required.
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
 }

@@ -1,0 +1,73 @@
+/** The read_file tool: one window of a text file in the workspace, with paging by char offset. */
+import { open, stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { asToolInputError } from '../fsErrors';
+import { type Tool, ToolInputError } from '../tool';
+import { resolveInWorkspace } from '../workspace';
+
+/** Paging works on decoded chars, so the whole file is read; past this size the model should use a shell tool. */
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** Bytes sniffed for NUL to tell binary files apart; the same heuristic git and grep use. */
+const BINARY_SNIFF_BYTES = 8192;
+/** Room kept free below the output cap for the paging note, so the note is never cut off. */
+const NOTE_RESERVE_CHARS = 100;
+
+const ReadFileInput = z.object({
+  path: z.string().describe('File path, relative to the workspace (absolute paths must be inside it).'),
+  offset: z.number().int().min(0).optional().describe('Char offset to start reading at. Default 0.'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe('Maximum number of chars to return. Default and maximum: the output limit of one tool call.'),
+});
+
+export const readFileTool: Tool<typeof ReadFileInput> = {
+  name: 'read_file',
+  description:
+    'Read a text file from the workspace. Long files are returned in windows; the output then ends with a note ' +
+    'giving the offset to continue from.',
+  input: ReadFileInput,
+  effect: 'read',
+  async run(args, ctx) {
+    const file = await resolveInWorkspace(ctx.workspace, args.path);
+    const text = await readText(file, args.path);
+    const offset = args.offset ?? 0;
+    if (offset > text.length) {
+      throw new ToolInputError(`offset ${offset} is past the end of ${JSON.stringify(args.path)} (${text.length} chars)`);
+    }
+    if (text.length === 0) return { output: `[${args.path} is empty]` };
+    const maxWindow = Math.max(1, ctx.outputCapChars - NOTE_RESERVE_CHARS);
+    const end = Math.min(text.length, offset + Math.min(args.limit ?? maxWindow, maxWindow));
+    const window = text.slice(offset, end);
+    if (end >= text.length) return { output: window };
+    return { output: `${window}\n[showing chars ${offset}-${end} of ${text.length}; call again with offset=${end}]` };
+  },
+};
+
+async function readText(file: string, requestedPath: string): Promise<string> {
+  let handle;
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} is a folder; use list_files`);
+    if (info.size > MAX_FILE_BYTES) {
+      throw new ToolInputError(
+        `${JSON.stringify(requestedPath)} is ${info.size} bytes, more than read_file handles (${MAX_FILE_BYTES}); ` +
+          'use run_command with head, tail, sed or grep',
+      );
+    }
+    handle = await open(file, 'r');
+    const bytes = await handle.readFile();
+    if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+      throw new ToolInputError(
+        `${JSON.stringify(requestedPath)} looks binary (${bytes.length} bytes); use run_command with xxd or file`,
+      );
+    }
+    return bytes.toString('utf8');
+  } catch (err) {
+    throw asToolInputError(err, requestedPath);
+  } finally {
+    await handle?.close();
+  }
+}

@@ -1,0 +1,39 @@
+/** The set of tools a session may call, looked up by name; and the built-in set. */
+import type { ToolSpec } from '../model/messages';
+import { finishTool } from './builtin/finish';
+import { listFilesTool } from './builtin/listFiles';
+import { readFileTool } from './builtin/readFile';
+import { runCommandTool } from './builtin/runCommand';
+import { writeFileTool } from './builtin/writeFile';
+import { type Tool, toolSpec } from './tool';
+
+export class ToolRegistry {
+  private readonly byName = new Map<string, Tool>();
+
+  constructor(tools: readonly Tool[]) {
+    for (const tool of tools) {
+      // A second tool with the same name would silently shadow the first in the model's eyes.
+      if (this.byName.has(tool.name)) throw new Error(`duplicate tool name ${JSON.stringify(tool.name)}`);
+      this.byName.set(tool.name, tool);
+    }
+  }
+
+  get(name: string): Tool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The JSON schemas sent to the model, in registration order. */
+  specs(): ToolSpec[] {
+    return [...this.byName.values()].map(toolSpec);
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+}
+
+export const builtinTools: readonly Tool[] = [readFileTool, writeFileTool, listFilesTool, runCommandTool, finishTool];
+
+export function createBuiltinRegistry(): ToolRegistry {
+  return new ToolRegistry(builtinTools);
+}

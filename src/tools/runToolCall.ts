@@ -1,0 +1,64 @@
+/** Runs one tool call from the model: parse, validate, run, and turn the model's mistakes into readable errors. */
+import type { z } from 'zod';
+import { capOutput } from './capOutput';
+import type { ToolRegistry } from './registry';
+import { type ToolContext, ToolInputError, type ToolOutcome } from './tool';
+
+/**
+ * Mistakes the model can fix (unknown tool, bad JSON, wrong arguments, ToolInputError) come back as an
+ * outcome starting with `error: ` so the session goes on; any other exception propagates, for the activity
+ * to decide about retries. The output never exceeds ctx.outputCapChars.
+ */
+export async function runToolCall(
+  registry: ToolRegistry,
+  name: string,
+  argumentsJson: string,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
+  const outcome = await runUncapped(registry, name, argumentsJson, ctx);
+  return { ...outcome, output: capOutput(outcome.output, ctx.outputCapChars) };
+}
+
+async function runUncapped(
+  registry: ToolRegistry,
+  name: string,
+  argumentsJson: string,
+  ctx: ToolContext,
+): Promise<ToolOutcome> {
+  const tool = registry.get(name);
+  if (tool === undefined) {
+    return errorOutcome(`unknown tool ${JSON.stringify(name)}; available tools: ${registry.names().join(', ')}`);
+  }
+
+  let raw: unknown;
+  try {
+    // Models send "" for a call without arguments.
+    raw = argumentsJson.trim() === '' ? {} : JSON.parse(argumentsJson);
+  } catch (err) {
+    return errorOutcome(`invalid JSON arguments for ${tool.name}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  const parsed = tool.input.safeParse(raw);
+  if (!parsed.success) return errorOutcome(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
+
+  try {
+    return await tool.run(parsed.data, ctx);
+  } catch (err) {
+    if (err instanceof ToolInputError) return errorOutcome(err.message);
+    throw err;
+  }
+}
+
+function errorOutcome(message: string): ToolOutcome {
+  return { output: `error: ${message}` };
+}
+
+/** `content: expected string, received undefined; offset: ...` — each issue led by the field it is about. */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const message = issue.message.replace(/^Invalid input: /, '');
+      return issue.path.length === 0 ? message : `${issue.path.map(String).join('.')}: ${message}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,91 @@
+/** Confines file tools to a session's workspace folder, refusing `..`, absolute and symlink escapes. */
+import { lstat, mkdir, realpath } from 'node:fs/promises';
+import * as path from 'node:path';
+import { asToolInputError } from './fsErrors';
+import { ToolInputError } from './tool';
+
+/**
+ * Resolves `requestedPath` (relative to the workspace, or absolute inside it) to a real absolute path.
+ *
+ * Symlinks are resolved through the nearest existing ancestor, so a link inside the workspace that points
+ * outside cannot be read or written through. The returned path has its symlinks already resolved, so
+ * callers do not follow them again. This guards the file tools only: run_command can do anything a shell
+ * can in the workspace, so this is a guard against mistakes, not a security boundary against the agent.
+ */
+export async function resolveInWorkspace(workspace: string, requestedPath: string): Promise<string> {
+  if (requestedPath.includes('\0')) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} contains a NUL byte`);
+  const lexicalRoot = path.resolve(workspace);
+  const realRoot = await realpath(lexicalRoot);
+  const candidate = path.resolve(lexicalRoot, requestedPath);
+
+  // An absolute path may name the workspace either as configured or by its real path (e.g. /tmp vs /private/tmp).
+  const relative = [lexicalRoot, realRoot]
+    .map((root) => relativeInside(root, candidate))
+    .find((rel): rel is string => rel !== undefined);
+  if (relative === undefined) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} is outside the workspace`);
+
+  const resolved = await resolveExistingPrefix(realRoot, relative, requestedPath);
+  if (relativeInside(realRoot, resolved) === undefined) {
+    throw new ToolInputError(
+      `path ${JSON.stringify(requestedPath)} leads through a symlink to ${JSON.stringify(resolved)}, outside the workspace`,
+    );
+  }
+  return resolved;
+}
+
+/**
+ * Creates `<root>/<sessionId>` and returns its absolute path.
+ * The session id becomes one folder name, so separators and dot names are refused rather than sanitised.
+ */
+export async function ensureWorkspace(root: string, sessionId: string): Promise<string> {
+  if (sessionId === '' || sessionId === '.' || sessionId === '..' || /[/\\\0]/.test(sessionId)) {
+    throw new Error(`invalid sessionId ${JSON.stringify(sessionId)}: it must be a single folder name`);
+  }
+  const dir = path.resolve(root, sessionId);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** `target` relative to `root` if it is `root` or below it, else undefined. */
+function relativeInside(root: string, target: string): string | undefined {
+  const rel = path.relative(root, target);
+  if (rel === '') return '';
+  if (rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return undefined;
+  return rel;
+}
+
+/**
+ * Realpath of the longest existing prefix of `root/relative`, with the missing rest appended.
+ * A prefix that exists only as a dangling symlink is refused: writing through it would create its target,
+ * wherever that is.
+ */
+async function resolveExistingPrefix(realRoot: string, relative: string, requestedPath: string): Promise<string> {
+  const parts = relative === '' ? [] : relative.split(path.sep);
+  for (let keep = parts.length; keep >= 0; keep--) {
+    const prefix = path.join(realRoot, ...parts.slice(0, keep));
+    try {
+      return path.join(await realpath(prefix), ...parts.slice(keep));
+    } catch (err) {
+      const code = errnoCode(err);
+      // ELOOP, ENAMETOOLONG, EACCES…: the model's doing, reported as such; other faults propagate.
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw asToolInputError(err, requestedPath);
+      if (await existsAsLink(prefix)) {
+        throw new ToolInputError(`path ${JSON.stringify(requestedPath)} leads through a symlink whose target does not exist`);
+      }
+    }
+  }
+  // Unreachable in practice: keep = 0 is the workspace itself, whose realpath succeeded above.
+  return realRoot;
+}
+
+async function existsAsLink(p: string): Promise<boolean> {
+  try {
+    return (await lstat(p)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
