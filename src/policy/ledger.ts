@@ -1,0 +1,38 @@
+/**
+ * The ledger: what the workflow knows about each message in the live context — numbers and ids,
+ * never bodies (those stay in the transcript store). Pure: no I/O, no Temporal imports.
+ */
+import { z } from 'zod';
+
+export const LedgerRole = { system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' } as const;
+export type LedgerRole = (typeof LedgerRole)[keyof typeof LedgerRole];
+
+export const LedgerEntrySchema = z.object({
+  /** Key of the body in the transcript store; allocated by the workflow, so retries are idempotent. */
+  seq: z.number().int().nonnegative(),
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  /** Tokens the message weighs in a prompt (tokenizer count, tool-call arguments included). */
+  tokens: z.number().int().nonnegative(),
+  chars: z.number().int().nonnegative(),
+  /** Turn the message belongs to; 0 is the system prompt. */
+  turn: z.number().int().nonnegative(),
+  /** Step within the session (one model call plus its tool results); 0 for messages that open a turn. */
+  step: z.number().int().nonnegative(),
+  /** Tool-call ids an assistant message declares. */
+  declares: z.array(z.string()).optional(),
+  /** The tool-call id a tool message answers. */
+  answers: z.string().optional(),
+  /** Never summarized or dropped: the system prompt and the original task. */
+  pinned: z.boolean().optional(),
+});
+export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
+
+/** What an activity measured when it stored a message; the workflow adds turn and step. */
+export type MessageMeasure = Pick<LedgerEntry, 'seq' | 'role' | 'tokens' | 'chars' | 'declares' | 'answers'>;
+
+/** Sum of the tokens of the given entries. */
+export function ledgerTokens(entries: readonly LedgerEntry[]): number {
+  let total = 0;
+  for (const entry of entries) total += entry.tokens;
+  return total;
+}

@@ -1,0 +1,55 @@
+/**
+ * The session input: one zod schema, validated at the client before start and again in the workflow.
+ * Pure (no I/O), so the workflow bundle can import it.
+ */
+import { z } from 'zod';
+import { describeZodError } from './validation';
+
+export const DEFAULT_SYSTEM_PROMPT = [
+  'You are an autonomous software agent working alone in a workspace folder; nobody will answer questions.',
+  'Use the tools to inspect and change files and to run commands. Keep going until the task is done,',
+  'then call the `finish` tool with a short account of what you did.',
+].join(' ');
+
+export const SessionInputSchema = z
+  .object({
+    /** What the agent is asked to do; the first user message, pinned for the whole session. */
+    task: z.string().trim().min(1, 'must not be empty'),
+    systemPrompt: z.string().min(1).default(DEFAULT_SYSTEM_PROMPT),
+    /** Model name as the worker's OpenAI-compatible endpoint knows it. */
+    model: z.string().trim().min(1, 'must not be empty'),
+    /** The usable window in tokens (not always the advertised one). Resolved before start. */
+    contextWindow: z.number().int().min(1024).max(10_000_000),
+    /** @default 200 */
+    maxSteps: z.number().int().positive().default(200),
+    /** @default 10 */
+    maxTurns: z.number().int().positive().default(10),
+    /** How long a session whose turn ended waits for a `message` signal before completing. @default 0 */
+    awaitMessagesSeconds: z.number().int().min(0).max(30 * 24 * 3600).default(0),
+    /** @default 120 */
+    toolTimeoutSeconds: z.number().int().positive().max(3600).default(120),
+    /** Longest tool output kept; longer output keeps its head and tail. @default 200000 */
+    toolOutputCapChars: z.number().int().min(1000).default(200_000),
+    maxOutputTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** What a caller writes: every defaulted field may be left out. */
+export type SessionInputDraft = z.input<typeof SessionInputSchema>;
+export type SessionInput = z.output<typeof SessionInputSchema>;
+
+export const InvalidSessionInput = 'InvalidSessionInput';
+
+export class SessionInputError extends Error {
+  override readonly name = 'SessionInputError';
+  readonly code = InvalidSessionInput;
+}
+
+/** Validates a session input; the error names every bad field. */
+export function parseSessionInput(raw: unknown): SessionInput {
+  const result = SessionInputSchema.safeParse(raw);
+  if (!result.success) {
+    throw new SessionInputError(`invalid session input: ${describeZodError(result.error)}`, { cause: result.error });
+  }
+  return result.data;
+}

@@ -1,0 +1,131 @@
+/** The default transcript store: one SQLite file (WAL), shared by the worker and the CLI of one host. */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ChatMessageSchema, type ChatMessage } from '../model/messages';
+import { countMessageChars, countMessageTokens } from '../model/tokens';
+import {
+  TranscriptStoreError,
+  type SessionSummary,
+  type StoredMessage,
+  type TranscriptStore,
+} from './transcriptStore';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS messages (
+  session_id TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  role       TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  tokens     INTEGER NOT NULL,
+  chars      INTEGER NOT NULL,
+  meta       TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+`;
+
+interface Row {
+  session_id: string;
+  seq: number;
+  body: string;
+  tokens: number;
+  chars: number;
+  meta: string;
+  created_at: string;
+}
+
+export class SqliteTranscriptStore implements TranscriptStore {
+  private readonly db: Database.Database;
+  private readonly insert: Database.Statement;
+  private readonly selectOne: Database.Statement<[string, number], Row>;
+
+  constructor(readonly file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    // Several processes (worker, CLI) share the file; wait for a writer instead of failing.
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.insert = this.db.prepare(
+      `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, seq) DO NOTHING`,
+    );
+    this.selectOne = this.db.prepare('SELECT * FROM messages WHERE session_id = ? AND seq = ?');
+  }
+
+  async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
+    const existing = this.selectOne.get(sessionId, seq);
+    if (existing) return toStored(existing);
+    const body = JSON.stringify(message);
+    this.insert.run(
+      sessionId,
+      seq,
+      message.role,
+      body,
+      countMessageTokens(message),
+      countMessageChars(message),
+      JSON.stringify(meta),
+      new Date().toISOString(),
+    );
+    // Read back rather than echo the input: a concurrent writer may have won the race for this seq.
+    return toStored(this.mustGet(sessionId, seq));
+  }
+
+  async get(sessionId: string, seq: number) {
+    const row = this.selectOne.get(sessionId, seq);
+    return row ? toStored(row) : undefined;
+  }
+
+  async getMany(sessionId: string, seqs: readonly number[]) {
+    const read = this.db.transaction(() => seqs.map((seq) => toStored(this.mustGet(sessionId, seq))));
+    return read();
+  }
+
+  async list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}) {
+    const rows = this.db
+      .prepare<[string, number, number], Row>(
+        'SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+      )
+      .all(sessionId, options.afterSeq ?? -1, options.limit ?? -1);
+    return rows.map(toStored);
+  }
+
+  async sessions(): Promise<SessionSummary[]> {
+    return this.db
+      .prepare<[], { session_id: string; messages: number; tokens: number; last_at: string }>(
+        `SELECT session_id, COUNT(*) AS messages, SUM(tokens) AS tokens, MAX(created_at) AS last_at
+         FROM messages GROUP BY session_id ORDER BY last_at DESC`,
+      )
+      .all()
+      .map((row) => ({ sessionId: row.session_id, messages: row.messages, tokens: row.tokens, lastAt: row.last_at }));
+  }
+
+  async close() {
+    this.db.close();
+  }
+
+  private mustGet(sessionId: string, seq: number): Row {
+    const row = this.selectOne.get(sessionId, seq);
+    if (!row) throw new TranscriptStoreError('missing_seq', `session ${sessionId} has no message at seq ${seq}`);
+    return row;
+  }
+}
+
+function toStored(row: Row): StoredMessage {
+  try {
+    return {
+      sessionId: row.session_id,
+      seq: row.seq,
+      message: ChatMessageSchema.parse(JSON.parse(row.body)),
+      tokens: row.tokens,
+      chars: row.chars,
+      meta: JSON.parse(row.meta) as Record<string, unknown>,
+      createdAt: row.created_at,
+    };
+  } catch (cause) {
+    throw new TranscriptStoreError('corrupt_row', `session ${row.session_id} seq ${row.seq} is not a valid message`, {
+      cause,
+    });
+  }
+}
