@@ -1,0 +1,76 @@
+/** The model activity: loads the live context from the store, calls the endpoint, stores the reply. */
+import type OpenAI from 'openai';
+import { ChatMessageSchema, type ChatMessage } from '../model/messages';
+import { fromSeqRuns } from '../policy/seqRuns';
+import type { StoredMessage } from '../store/transcriptStore';
+import type { ActivityDeps } from './deps';
+import { withHeartbeat } from './heartbeat';
+import { capText, measureOf } from './measure';
+import { toModelFailure } from './modelFailure';
+import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
+
+export function createCallModel({ store, model, tools }: ActivityDeps) {
+  return async function callModel(input: CallModelInput): Promise<CallModelResult> {
+    // A retry after the reply was stored must not call (and bill) the model again.
+    const stored = await store.get(input.sessionId, input.seq);
+    if (stored) return resultOf(stored, true);
+
+    const context = await store.getMany(input.sessionId, fromSeqRuns(input.context));
+    const completion = await withHeartbeat((signal) =>
+      model.chat.completions
+        .create(
+          {
+            model: input.model,
+            messages: context.map((row) => row.message),
+            tools: tools.specs(),
+            ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
+          },
+          { signal },
+        )
+        .catch((error: unknown) => {
+          throw toModelFailure(error);
+        }),
+    );
+    const reply = replyOf(completion);
+    const usage: ModelUsage = {
+      promptTokens: completion.usage?.prompt_tokens ?? 0,
+      completionTokens: completion.usage?.completion_tokens ?? 0,
+    };
+    const saved = await store.put(input.sessionId, input.seq, reply, {
+      usage,
+      finishReason: completion.choices[0]?.finish_reason ?? null,
+      model: completion.model,
+    });
+    return resultOf(saved, false);
+  };
+}
+
+/** The assistant message of a completion, validated; a reply we cannot read is retried like an outage. */
+function replyOf(completion: OpenAI.Chat.Completions.ChatCompletion): ChatMessage {
+  const message = completion.choices?.[0]?.message;
+  const parsed = ChatMessageSchema.safeParse({
+    role: 'assistant',
+    content: message?.content ?? null,
+    ...(message?.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
+  });
+  if (!message || !parsed.success) {
+    throw toModelFailure(new Error(`model answered a completion without a readable assistant message`));
+  }
+  return parsed.data;
+}
+
+function resultOf(stored: StoredMessage, replayed: boolean): CallModelResult {
+  const { message } = stored;
+  if (message.role !== 'assistant') {
+    throw new Error(`seq ${stored.seq} of session ${stored.sessionId} holds a ${message.role} message, not a reply`);
+  }
+  const toolCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name }));
+  const usage = (stored.meta.usage as ModelUsage | undefined) ?? { promptTokens: 0, completionTokens: 0 };
+  return {
+    measure: measureOf(stored),
+    toolCalls,
+    ...(toolCalls.length === 0 ? { text: capText(message.content ?? '', ANSWER_PREVIEW_CHARS) } : {}),
+    usage,
+    replayed,
+  };
+}

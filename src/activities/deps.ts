@@ -1,0 +1,13 @@
+/** What the activities need from the worker: passed in, so tests can hand over real or scripted parts. */
+import type OpenAI from 'openai';
+import type { TranscriptStore } from '../store/transcriptStore';
+import type { ToolRegistry } from '../tools/registry';
+
+export interface ActivityDeps {
+  store: TranscriptStore;
+  /** An OpenAI-compatible endpoint; the API key stays inside this client, in the worker. */
+  model: OpenAI;
+  tools: ToolRegistry;
+  /** Folder under which each session gets a workspace of its own. */
+  workspaceRoot: string;
+}

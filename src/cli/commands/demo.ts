@@ -1,0 +1,106 @@
+/**
+ * `agentd demo`: the whole stack on one machine — a local Temporal dev server (SQLite file), a
+ * worker, the simulator when no endpoint is set — and one autonomous session followed to its end.
+ */
+import { Connection } from '@temporalio/client';
+import { join } from 'node:path';
+import { connectClient, SessionClient } from '../../client/sessionClient';
+import { usesSimulator, type AgentdConfig } from '../../config';
+import { startDevServer, type DevServer } from '../../devServer/devServer';
+import { ensureTemporalCli } from '../../devServer/temporalCli';
+import { startWorkerFromConfig } from '../../worker';
+import { ExitCode, UsageError, type Command } from '../command';
+import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt } from '../args';
+import { followSession } from '../follow';
+import { renderResult } from '../render';
+
+const DEMO_TASK =
+  'Set up a small project in the workspace: look around, write notes on the plan, run the test ' +
+  'suite, read back what you wrote, and repeat until the work is done; then finish with a summary.';
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'run everything locally and one autonomous session to completion',
+  help: `usage: agentd demo [--steps N] [--task TEXT] [--model NAME] [--context-window N]
+
+Starts what is missing (the Temporal dev server on TEMPORAL_ADDRESS with its SQLite file under
+.agentd/, a worker, and the built-in simulator when neither OPENAI_API_KEY nor OPENAI_BASE_URL
+is set), runs one autonomous session to completion while printing its steps, prints the result,
+and stops what it started.
+
+  --steps N            steps the simulator's scripted agent takes (default 24)
+  --task TEXT          the task (default: a small scripted project)
+  --model NAME         model (env AGENTD_MODEL; agentd-sim without an endpoint)
+  --context-window N   usable window of that model, in tokens
+${CONNECTION_HELP}`,
+  async run(argv) {
+    const { values } = parse(argv, {
+      ...CONNECTION_OPTIONS,
+      steps: { type: 'string' },
+      task: { type: 'string' },
+      model: { type: 'string' },
+      'context-window': { type: 'string' },
+    });
+    const config = configWith(values);
+    const model = values.model ?? config.defaultModel;
+    if (!model) throw new UsageError('--model: an endpoint is configured but no model given (or set AGENTD_MODEL)');
+    const simulated = usesSimulator(config);
+    const steps = positiveInt('steps', values.steps) ?? 24;
+    const task = `${values.task ?? DEMO_TASK}${simulated ? ` [sim steps=${steps}]` : ''}`;
+    const contextWindow = positiveInt('context-window', values['context-window']);
+
+    const server = await ensureServer(config);
+    const worker = await startWorkerFromConfig(config, (line) => console.error(line));
+    const working = worker.run();
+    try {
+      const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+      const handle = await sessions.start({ task, model, ...(contextWindow ? { contextWindow } : {}) });
+      console.error(`started session ${handle.workflowId} (model ${model})`);
+      const result = await followSession(sessions, handle.workflowId, (line) => console.error(line), 500);
+      console.log(renderResult(result));
+      console.error(`transcript: agentd transcript ${handle.workflowId}`);
+      return ExitCode.ok;
+    } finally {
+      worker.worker.shutdown();
+      await working;
+      await server?.stop();
+    }
+  },
+};
+
+/** Uses the server at the configured address when one answers; otherwise starts a dev server there. */
+async function ensureServer(config: AgentdConfig): Promise<DevServer | undefined> {
+  if (await answers(config.temporalAddress)) {
+    console.error(`using the Temporal server at ${config.temporalAddress}`);
+    return undefined;
+  }
+  const temporalCli = await ensureTemporalCli({ onProgress: (line) => console.error(line) });
+  const [ip, port] = splitAddress(config.temporalAddress);
+  const server = await startDevServer({
+    temporalCli,
+    dbFile: join(config.home, 'temporal.db'),
+    ip,
+    port,
+    logFile: join(config.home, 'temporal.log'),
+    onProgress: (line) => console.error(line),
+  });
+  console.error(`started the Temporal dev server at ${server.address} (data in ${server.dbFile})`);
+  return server;
+}
+
+async function answers(address: string): Promise<boolean> {
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: '2 seconds' });
+    await connection.close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function splitAddress(address: string): [string, number] {
+  const at = address.lastIndexOf(':');
+  const port = Number(address.slice(at + 1));
+  if (at <= 0 || !Number.isInteger(port)) throw new UsageError(`TEMPORAL_ADDRESS: expected host:port, got '${address}'`);
+  return [address.slice(0, at), port];
+}

@@ -1,0 +1,27 @@
+/** `agentd send <id> <text>`: a user message for the session's next turn (signal 'message'). */
+import { connectClient, SessionClient } from '../../client/sessionClient';
+import { MessageSignalSchema } from '../../session/definitions';
+import { describeZodError } from '../../session/validation';
+import { ExitCode, UsageError, type Command } from '../command';
+import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, requirePositional } from '../args';
+
+export const sendCommand: Command = {
+  name: 'send',
+  summary: 'send a user message to a session (signal "message")',
+  help: `usage: agentd send <id> <text>
+
+Queues a user message; the session answers it in its next turn (right away when it is waiting
+for messages). Exit code 3 when no such session exists.
+${CONNECTION_HELP}`,
+  async run(argv) {
+    const { values, positionals } = parse(argv, CONNECTION_OPTIONS);
+    const sessionId = requirePositional(positionals, 0, 'id');
+    const message = MessageSignalSchema.safeParse({ text: positionals.slice(1).join(' ') });
+    if (!message.success) throw new UsageError(`<text>: ${describeZodError(message.error)}`);
+    const config = configWith(values);
+    const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+    await sessions.send(sessionId, message.data.text);
+    console.error(`sent to ${sessionId}`);
+    return ExitCode.ok;
+  },
+};

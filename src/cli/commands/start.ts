@@ -1,0 +1,71 @@
+/** `agentd start`: validate a session's input, start it, and optionally follow it to the end. */
+import { connectClient, SessionClient, type SessionRequest } from '../../client/sessionClient';
+import { ExitCode, UsageError, type Command } from '../command';
+import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt, requirePositional } from '../args';
+import { followSession } from '../follow';
+import { renderResult } from '../render';
+
+const HELP = `usage: agentd start <task> [options]
+
+Starts an agent session (workflow agentSession, task queue agentd) and prints its id.
+The input is validated before anything is sent; a bad field is named and nothing starts.
+
+  --model NAME             model at the worker's endpoint (env AGENTD_MODEL; agentd-sim without an endpoint)
+  --context-window N       usable context window in tokens (required for models agentd does not know)
+  --system-prompt TEXT     replaces the default system prompt
+  --max-steps N            stop after N model calls (default 200)
+  --max-turns N            stop after N turns (default 10)
+  --await-messages SECS    after a turn, wait this long for 'agentd send' before completing (default 0)
+  --tool-timeout SECS      wall-clock limit of one tool call (default 120)
+  --id ID                  session id (default agent-<random>)
+  --follow                 print progress until the session ends; exit 0 when it completes, 1 when it fails
+  --json                   print {"sessionId": …} (with --follow: the result) as JSON
+${CONNECTION_HELP}`;
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'start an agent session on a task',
+  help: HELP,
+  async run(argv) {
+    const { values, positionals } = parse(argv, {
+      ...CONNECTION_OPTIONS,
+      model: { type: 'string' },
+      'context-window': { type: 'string' },
+      'system-prompt': { type: 'string' },
+      'max-steps': { type: 'string' },
+      'max-turns': { type: 'string' },
+      'await-messages': { type: 'string' },
+      'tool-timeout': { type: 'string' },
+      id: { type: 'string' },
+      follow: { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    const config = configWith(values);
+    const model = values.model ?? config.defaultModel;
+    if (!model) throw new UsageError('--model: no model given and AGENTD_MODEL is not set');
+    const request: SessionRequest = {
+      task: requirePositional(positionals, 0, 'task'),
+      model,
+      ...defined('contextWindow', positiveInt('context-window', values['context-window'])),
+      ...defined('systemPrompt', values['system-prompt']),
+      ...defined('maxSteps', positiveInt('max-steps', values['max-steps'])),
+      ...defined('maxTurns', positiveInt('max-turns', values['max-turns'])),
+      ...defined('awaitMessagesSeconds', positiveInt('await-messages', values['await-messages'])),
+      ...defined('toolTimeoutSeconds', positiveInt('tool-timeout', values['tool-timeout'])),
+    };
+    const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+    const handle = await sessions.start(request, values.id ? { sessionId: values.id } : {});
+    if (!values.follow) {
+      console.log(values.json ? JSON.stringify({ sessionId: handle.workflowId }) : handle.workflowId);
+      return ExitCode.ok;
+    }
+    const print = values.json ? () => undefined : (line: string) => console.error(line);
+    const result = await followSession(sessions, handle.workflowId, print);
+    console.log(values.json ? JSON.stringify(result) : renderResult(result));
+    return ExitCode.ok;
+  },
+};
+
+function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]: V });
+}

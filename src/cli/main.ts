@@ -1,0 +1,107 @@
+/** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { SessionInputError } from '../session/input';
+import { ExitCode, UsageError, type Command } from './command';
+import { cancelCommand } from './commands/cancel';
+import { demoCommand } from './commands/demo';
+import { devCommand } from './commands/dev';
+import { listCommand } from './commands/list';
+import { sendCommand } from './commands/send';
+import { simCommand } from './commands/sim';
+import { startCommand } from './commands/start';
+import { statusCommand } from './commands/status';
+import { transcriptCommand } from './commands/transcript';
+import { workerCommand } from './commands/worker';
+
+const COMMANDS: readonly Command[] = [
+  demoCommand,
+  devCommand,
+  workerCommand,
+  simCommand,
+  startCommand,
+  statusCommand,
+  sendCommand,
+  listCommand,
+  cancelCommand,
+  transcriptCommand,
+];
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+  return [
+    'usage: agentd <command> [options]   (agentd <command> --help for details)',
+    '',
+    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    '',
+    'Exit codes: 0 ok, 1 failure, 2 bad arguments or input, 3 not found, 4 server unreachable, 130 interrupted.',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(overview());
+    return name === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) {
+    console.error(`agentd: unknown command '${name}'\n\n${overview()}`);
+    return ExitCode.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(command.help);
+    return ExitCode.ok;
+  }
+  try {
+    return await command.run(rest);
+  } catch (error) {
+    return reportError(command, error);
+  }
+}
+
+function reportError(command: Command, error: unknown): number {
+  if (error instanceof UsageError) {
+    console.error(`agentd ${command.name}: ${error.message}\n\n${command.help}`);
+    return ExitCode.usage;
+  }
+  if (error instanceof SessionInputError) {
+    console.error(`agentd ${command.name}: ${error.message}`);
+    return ExitCode.usage;
+  }
+  if (error instanceof WorkflowNotFoundError) {
+    console.error(`agentd ${command.name}: no session ${error.workflowId ?? ''}`.trimEnd());
+    return ExitCode.notFound;
+  }
+  if (error instanceof WorkflowFailedError) {
+    const cause = error.cause;
+    console.error(`agentd ${command.name}: session failed: ${cause?.message ?? error.message}`);
+    return ExitCode.failure;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (isUnreachable(error)) {
+    console.error(
+      `agentd ${command.name}: cannot reach the Temporal server (${message}). Start one with 'agentd dev', or set TEMPORAL_ADDRESS.`,
+    );
+    return ExitCode.unavailable;
+  }
+  console.error(`agentd ${command.name}: ${message}`);
+  return ExitCode.failure;
+}
+
+function isUnreachable(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
+  return /TransportError|UNAVAILABLE|ECONNREFUSED|Failed to connect|tcp connect error/i.test(text);
+}
+
+/** Runs the command line of this process and exits with its code. */
+export function runCli(): void {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(ExitCode.failure);
+    },
+  );
+}
+
+if (require.main === module) runCli();

@@ -1,0 +1,38 @@
+/** How sessions look in a terminal: one place, so status, follow and demo print alike. */
+import type { SessionResult, SessionState, ToolCallRecord } from '../session/state';
+
+export function kTokens(tokens: number): string {
+  return tokens >= 1000 ? `${(tokens / 1000).toFixed(tokens >= 100_000 ? 0 : 1)}k` : String(tokens);
+}
+
+export function renderState(state: SessionState): string {
+  const fill = Math.round((state.context.tokens / state.context.window) * 100);
+  const lines = [
+    `session   ${state.sessionId}`,
+    `status    ${state.status}${state.outcome ? ` (${state.outcome})` : ''}`,
+    `model     ${state.model}`,
+    `progress  turn ${state.turn}/${state.maxTurns}, step ${state.step}/${state.maxSteps}`,
+    `context   ${kTokens(state.context.tokens)} / ${kTokens(state.context.window)} tokens (${fill}%), ${state.context.messages} messages`,
+    `usage     ${state.usage.modelCalls} model calls, ${kTokens(state.usage.promptTokens)} prompt + ${kTokens(state.usage.completionTokens)} completion tokens`,
+  ];
+  if (state.pendingMessages > 0) lines.push(`pending   ${state.pendingMessages} message(s)`);
+  if (state.lastToolCalls.length > 0) {
+    lines.push('recent tool calls:');
+    for (const call of state.lastToolCalls) lines.push(`  ${renderToolCall(call)}`);
+  }
+  for (const warning of state.warnings) lines.push(`warning   ${warning}`);
+  if (state.answer) lines.push(`answer    ${state.answer}`);
+  return lines.join('\n');
+}
+
+export function renderToolCall(call: ToolCallRecord): string {
+  return `step ${String(call.step).padStart(3)}  ${call.name}${call.isError ? '  (error)' : ''}  → seq ${call.seq}`;
+}
+
+export function renderResult(result: SessionResult): string {
+  return [
+    `session ${result.sessionId} ${result.outcome} after ${result.turns} turn(s), ${result.steps} steps, ` +
+      `${result.usage.modelCalls} model calls (${kTokens(result.usage.promptTokens)} prompt tokens)`,
+    `answer: ${result.answer}`,
+  ].join('\n');
+}

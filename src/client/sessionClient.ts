@@ -1,0 +1,65 @@
+/**
+ * Starting and steering sessions from code: input resolved and validated before anything is sent,
+ * then the workflow started under the public names of `session/definitions`.
+ */
+import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { knownContextWindow } from '../model/knownModels';
+import { messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
+import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from '../session/input';
+import type { SessionResult, SessionState } from '../session/state';
+
+/** A draft whose window may be left out when the model's window is known. */
+export type SessionRequest = Omit<SessionInputDraft, 'contextWindow'> & { contextWindow?: number };
+
+/** Fills the window of known models and validates; the error names the bad field. */
+export function resolveSessionInput(request: SessionRequest): SessionInput {
+  const contextWindow = request.contextWindow ?? knownContextWindow(request.model);
+  if (contextWindow === undefined) {
+    throw new SessionInputError(
+      `invalid session input: contextWindow: model '${request.model}' has no known context window; ` +
+        'declare the usable window (e.g. --context-window 32768)',
+    );
+  }
+  return parseSessionInput({ ...request, contextWindow });
+}
+
+export function newSessionId(): string {
+  return `agent-${randomBytes(6).toString('hex')}`;
+}
+
+export async function connectClient(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address });
+  return new Client({ connection, namespace });
+}
+
+export class SessionClient {
+  constructor(private readonly client: Client) {}
+
+  async start(request: SessionRequest, options: { sessionId?: string } = {}): Promise<WorkflowHandle> {
+    const input = resolveSessionInput(request);
+    return this.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: TASK_QUEUE,
+      workflowId: options.sessionId ?? newSessionId(),
+      args: [input],
+    });
+  }
+
+  handle(sessionId: string): WorkflowHandle {
+    return this.client.workflow.getHandle(sessionId);
+  }
+
+  state(sessionId: string): Promise<SessionState> {
+    return this.handle(sessionId).query(stateQuery);
+  }
+
+  send(sessionId: string, text: string): Promise<void> {
+    return this.handle(sessionId).signal(messageSignal, { text });
+  }
+
+  result(sessionId: string): Promise<SessionResult> {
+    return this.handle(sessionId).result() as Promise<SessionResult>;
+  }
+}
+
+export { WorkflowNotFoundError };

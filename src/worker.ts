@@ -1,0 +1,91 @@
+/**
+ * The agentd worker: registers the `agentSession` workflow and its activities on task queue
+ * `agentd`. Run directly (`node dist/src/worker.js` or `agentd worker`) it reads its settings from
+ * the environment and starts the built-in simulator when no model endpoint is configured.
+ */
+import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from './activities';
+import { readConfig, usesSimulator, type AgentdConfig } from './config';
+import { createModelClient } from './model/client';
+import { TASK_QUEUE } from './session/definitions';
+import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
+import { SqliteTranscriptStore } from './store/sqliteStore';
+import { createBuiltinRegistry } from './tools/registry';
+
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+  deps: ActivityDeps;
+  /** A pre-built workflow bundle (tests build it once per file); otherwise the worker bundles. */
+  workflowBundle?: WorkflowBundle;
+  identity?: string;
+}
+
+export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue ?? TASK_QUEUE,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('./workflows') }),
+    activities: createActivities(options.deps),
+    ...(options.identity ? { identity: options.identity } : {}),
+  });
+}
+
+/** A worker wired to the environment's store, model endpoint and Temporal server. */
+export interface RunningWorker {
+  worker: Worker;
+  /** Runs until `worker.shutdown()` (or a signal), then releases the store, simulator and connection. */
+  run(): Promise<void>;
+}
+
+export async function startWorkerFromConfig(
+  config: AgentdConfig,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<RunningWorker> {
+  const simulator = usesSimulator(config) ? await startSimulator() : undefined;
+  if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
+  const store = new SqliteTranscriptStore(config.storeFile);
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const worker = await createAgentWorker({
+    connection,
+    namespace: config.namespace,
+    deps: {
+      store,
+      model: createModelClient({
+        baseURL: simulator?.baseURL ?? config.modelBaseURL,
+        apiKey: process.env.OPENAI_API_KEY,
+      }),
+      tools: createBuiltinRegistry(),
+      workspaceRoot: config.workspaceRoot,
+    },
+  });
+  log(
+    `agentd worker on ${config.temporalAddress} (namespace ${config.namespace}, task queue ${TASK_QUEUE}); ` +
+      `store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
+  );
+  return {
+    worker,
+    async run() {
+      try {
+        await worker.run();
+      } finally {
+        await connection.close();
+        await store.close();
+        await simulator?.stop();
+      }
+    },
+  };
+}
+
+if (require.main === module) {
+  startWorkerFromConfig(readConfig())
+    .then((running) => running.run())
+    .catch((error: unknown) => {
+      process.stderr.write(`agentd worker: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,31 @@
+/** Timeouts and retry policies of the activities, per session (tool timeouts are a session setting). */
+import { proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { ActivityFailureType } from '../activities/types';
+import type { SessionInput } from '../session/input';
+
+export function sessionActivities(input: SessionInput) {
+  const store = proxyActivities<Pick<Activities, 'storeMessages'>>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+  });
+  const model = proxyActivities<Pick<Activities, 'callModel'>>({
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: {
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '2 minutes',
+      maximumAttempts: 10,
+      nonRetryableErrorTypes: [ActivityFailureType.contextOverflow, ActivityFailureType.modelRequestRejected],
+    },
+  });
+  const tools = proxyActivities<Pick<Activities, 'runTool'>>({
+    // The tool enforces its own timeout; the extra minute covers loading, storing and killing.
+    startToCloseTimeout: (input.toolTimeoutSeconds + 60) * 1000,
+    heartbeatTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+  });
+  // proxyActivities returns Proxies with no own keys, so spreading them would copy nothing.
+  return { storeMessages: store.storeMessages, callModel: model.callModel, runTool: tools.runTool };
+}

@@ -1,0 +1,49 @@
+/**
+ * The `agentSession` workflow: one agent session as a loop of turns and steps (DESIGN §3).
+ * Handlers first, then the loop; state and handler bodies live in `AgentSession`.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { messageSignal, stateQuery } from '../session/definitions';
+import { InvalidSessionInput, parseSessionInput, SessionInputError, type SessionInput } from '../session/input';
+import { SessionOutcome, type SessionResult } from '../session/state';
+import { AgentSession } from './session';
+
+export async function agentSession(rawInput: unknown): Promise<SessionResult> {
+  const session = new AgentSession(workflowInfo().workflowId, validated(rawInput));
+  setHandler(stateQuery, () => session.state());
+  setHandler(messageSignal, (message) => session.receive(message));
+
+  try {
+    await session.open();
+    for (;;) {
+      while (!session.turnEnded) {
+        if (session.stepLimitReached) return session.end(SessionOutcome.stepLimit);
+        await session.takeStep();
+      }
+      if (!(await session.awaitNextMessage())) return session.end(SessionOutcome.finished);
+      if (session.turnLimitReached) return session.end(SessionOutcome.turnLimit);
+      await session.startTurn();
+    }
+  } catch (error) {
+    if (isCancellation(error)) throw session.cancelled(error);
+    // Activities exhausted their retries or hit a final error: say why in the state, then fail.
+    if (error instanceof ActivityFailure) {
+      const cause = error.cause;
+      const type = cause instanceof ApplicationFailure && cause.type ? cause.type : 'ActivityFailed';
+      throw session.fail(`${error.activityType} failed: ${cause?.message ?? error.message}`, type, error);
+    }
+    throw error;
+  }
+}
+
+/** The workflow checks its input again: it may have been started by the stock `temporal` CLI. */
+function validated(rawInput: unknown): SessionInput {
+  try {
+    return parseSessionInput(rawInput);
+  } catch (error) {
+    if (error instanceof SessionInputError) {
+      throw ApplicationFailure.create({ message: error.message, type: InvalidSessionInput, nonRetryable: true });
+    }
+    throw error;
+  }
+}

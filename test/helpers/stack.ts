@@ -1,0 +1,90 @@
+/**
+ * The real stack for workflow tests: a dev server, a transcript store in a temp SQLite file, the
+ * workflow bundle built once per test file, and a fresh worker (with its own simulator) per test.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SessionClient } from '../../src/client/sessionClient';
+import { createModelClient } from '../../src/model/client';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
+import type { SimulatorOptions } from '../../src/simulator/options';
+import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
+import { createBuiltinRegistry } from '../../src/tools/registry';
+import { createAgentWorker } from '../../src/worker';
+import { startTestTemporal, type TestTemporal } from './temporal';
+
+export interface Stack {
+  temporal: TestTemporal;
+  client: Client;
+  sessions: SessionClient;
+  store: SqliteTranscriptStore;
+  dir: string;
+  storeFile: string;
+  workspaceRoot: string;
+  bundle: WorkflowBundle;
+  /** Runs `work` while a fresh worker, talking to a fresh simulator, polls the task queue. */
+  withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(): Promise<Stack> {
+  const temporal = await startTestTemporal();
+  const dir = await mkdtemp(join(tmpdir(), 'agentd-stack-'));
+  const storeFile = join(dir, 'transcripts.db');
+  const workspaceRoot = join(dir, 'workspaces');
+  const store = new SqliteTranscriptStore(storeFile);
+  const connection = await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../src/workflows'),
+    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
+
+  async function withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>) {
+    const simulator = await startSimulator(simulatorOptions);
+    const workerConnection = await NativeConnection.connect({ address: temporal.address });
+    try {
+      const worker = await createAgentWorker({
+        connection: workerConnection,
+        workflowBundle: bundle,
+        deps: { store, model: createModelClient({ baseURL: simulator.baseURL }), tools: createBuiltinRegistry(), workspaceRoot },
+      });
+      return await worker.runUntil(work(simulator));
+    } finally {
+      await workerConnection.close();
+      await simulator.stop();
+    }
+  }
+
+  return {
+    temporal,
+    client,
+    sessions: new SessionClient(client),
+    store,
+    dir,
+    storeFile,
+    workspaceRoot,
+    bundle,
+    withWorker,
+    async stop() {
+      await connection.close();
+      await store.close();
+      await temporal.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
