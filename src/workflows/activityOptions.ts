@@ -6,12 +6,12 @@ import type { SessionInput } from '../session/input';
 
 export function sessionActivities(input: SessionInput) {
   const store = proxyActivities<Pick<Activities, 'storeMessages'>>({
-    startToCloseTimeout: '1 minute',
+    startToCloseTimeout: '20 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   const model = proxyActivities<Pick<Activities, 'callModel'>>({
     startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '1 minute',
+    heartbeatTimeout: '20 seconds',
     retry: {
       initialInterval: '2 seconds',
       backoffCoefficient: 2,
@@ -23,7 +23,7 @@ export function sessionActivities(input: SessionInput) {
   const tools = proxyActivities<Pick<Activities, 'runTool'>>({
     // The tool enforces its own timeout; the extra minute covers loading, storing and killing.
     startToCloseTimeout: (input.toolTimeoutSeconds + 60) * 1000,
-    heartbeatTimeout: '1 minute',
+    heartbeatTimeout: '20 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
   // proxyActivities returns Proxies with no own keys, so spreading them would copy nothing.

@@ -3,7 +3,7 @@
  * workflow bundle built once per test file, and a fresh worker (with its own simulator) per test.
  */
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type WorkflowBundle } from '@temporalio/worker';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +30,17 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+let runtimeInstalled = false;
+
+/** Worker logs at WARN: test output should show failures, not every state change. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
+}
+
 export async function startStack(): Promise<Stack> {
+  quietRuntime();
   const temporal = await startTestTemporal();
   const dir = await mkdtemp(join(tmpdir(), 'agentd-stack-'));
   const storeFile = join(dir, 'transcripts.db');
@@ -40,7 +50,7 @@ export async function startStack(): Promise<Stack> {
   const client = new Client({ connection });
   const bundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../src/workflows'),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    logger: new DefaultLogger('WARN'),
   });
 
   async function withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>) {

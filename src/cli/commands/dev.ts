@@ -10,7 +10,7 @@ import { ExitCode, UsageError, type Command } from '../command';
 
 const DEFAULTS = { port: 7233, uiPort: 8233, dbFile: '.agentd/temporal.db' } as const;
 
-const help = `Usage: agentd dev [--port <n>] [--ui-port <n>] [--db-file <path>] [--headless]
+const help = `usage: agentd dev [--port <n>] [--ui-port <n>] [--db-file <path>] [--headless]
 
 Runs a local Temporal dev server in the foreground until Ctrl-C (or SIGTERM), then stops it
 cleanly. Server state lives in a SQLite file, so running sessions survive a restart; server logs

@@ -7,7 +7,7 @@ import { SIMULATOR_BANNER, startSimulator } from '../../simulator/server';
 const DEFAULT_PORT = 8787;
 const defaults = SimulatorOptionsSchema.parse({});
 
-const help = `Usage: agentd sim [options]
+const help = `usage: agentd sim [options]
 
 Serves an OpenAI-compatible POST /v1/chat/completions on 127.0.0.1 that answers with a
 scripted, deterministic agent instead of a real model. For tests, benchmarks and the demo.

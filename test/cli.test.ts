@@ -1,0 +1,106 @@
+/** The command lines users type: agentd's own CLI and the stock `temporal` CLI as a client. */
+import { execFile } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { findTemporalCli } from '../src/devServer/temporalCli';
+import type { SessionResult, SessionState } from '../src/session/state';
+import { entryPoint, finished, spawnNode } from './helpers/processes';
+import { startStack, type Stack } from './helpers/stack';
+
+const run = promisify(execFile);
+
+describe('command lines', () => {
+  let stack: Stack;
+  let agentd: (...args: string[]) => ReturnType<typeof finished>;
+  before(async () => {
+    stack = await startStack();
+    const env = { TEMPORAL_ADDRESS: stack.temporal.address, AGENTD_STORE: stack.storeFile };
+    agentd = (...args) => finished(spawnNode(entryPoint('cli/main'), args, env));
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('starts, follows, inspects and lists a session', async () => {
+    await stack.withWorker({}, async () => {
+      const started = await agentd('start', 'cli job [sim steps=3]', '--follow', '--json', '--id', 'cli-session-1');
+      assert.equal(started.code, 0, started.stderr);
+      const result = JSON.parse(started.stdout) as SessionResult;
+      assert.equal(result.sessionId, 'cli-session-1');
+      assert.equal(result.outcome, 'finished');
+
+      const status = await agentd('status', 'cli-session-1', '--json');
+      assert.equal(status.code, 0, status.stderr);
+      const state = JSON.parse(status.stdout) as SessionState;
+      assert.equal(state.status, 'completed');
+      assert.equal(state.step, 4);
+
+      const human = await agentd('status', 'cli-session-1');
+      assert.match(human.stdout, /status +completed \(finished\)/);
+
+      const transcript = await agentd('transcript', 'cli-session-1', '--json');
+      assert.equal(transcript.code, 0, transcript.stderr);
+      const lines = transcript.stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; role: string });
+      assert.deepEqual(lines.slice(0, 2).map((line) => line.role), ['system', 'user']);
+      assert.equal(lines.length, 2 + 4 * 2);
+
+      const list = await agentd('list', '--json');
+      assert.equal(list.code, 0, list.stderr);
+      const rows = JSON.parse(list.stdout) as Array<{ sessionId: string; status: string }>;
+      assert.ok(rows.some((row) => row.sessionId === 'cli-session-1' && row.status === 'COMPLETED'));
+    });
+  });
+
+  it('answers the stock temporal CLI: query state', async () => {
+    await stack.withWorker({}, async () => {
+      const handle = await stack.sessions.start({ task: 'stock cli [sim steps=2]', model: 'agentd-sim' });
+      await stack.sessions.result(handle.workflowId);
+      const cli = findTemporalCli();
+      assert.ok(cli, 'the temporal CLI is installed');
+      const { stdout } = await run(cli, [
+        'workflow', 'query', '--workflow-id', handle.workflowId, '--type', 'state',
+        '--address', stack.temporal.address, '--output', 'json',
+      ]);
+      const answer = JSON.parse(stdout) as { queryResult: SessionState[] };
+      assert.equal(answer.queryResult[0]?.sessionId, handle.workflowId);
+      assert.equal(answer.queryResult[0]?.status, 'completed');
+    });
+  });
+
+  it('names bad input and exits 2 without starting anything', async () => {
+    const empty = await agentd('start', '');
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /task/);
+    const unknownModel = await agentd('start', 'x', '--model', 'my-local-llm');
+    assert.equal(unknownModel.code, 2);
+    assert.match(unknownModel.stderr, /contextWindow: model 'my-local-llm'.*--context-window/);
+    const badNumber = await agentd('start', 'x', '--max-steps', 'many');
+    assert.equal(badNumber.code, 2);
+    assert.match(badNumber.stderr, /--max-steps: expected a positive whole number, got 'many'/);
+    const badFlag = await agentd('status', 'x', '--bogus');
+    assert.equal(badFlag.code, 2);
+    assert.match(badFlag.stderr, /bogus/);
+  });
+
+  it('exits 3 for a session that does not exist and 4 when the server is unreachable', async () => {
+    const missing = await agentd('status', 'no-such-session');
+    assert.equal(missing.code, 3, missing.stderr);
+    const unreachable = await finished(
+      spawnNode(entryPoint('cli/main'), ['status', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:1' }),
+    );
+    assert.equal(unreachable.code, 4, unreachable.stderr);
+    assert.match(unreachable.stderr, /agentd dev/);
+  });
+
+  it('prints help for every command', async () => {
+    const overview = await agentd('--help');
+    assert.equal(overview.code, 0);
+    for (const command of ['demo', 'dev', 'worker', 'sim', 'start', 'status', 'send', 'list', 'cancel', 'transcript']) {
+      assert.match(overview.stdout, new RegExp(`\\b${command}\\b`));
+      const help = await agentd(command, '--help');
+      assert.equal(help.code, 0, command);
+      assert.match(help.stdout, new RegExp(`usage: agentd ${command}`));
+    }
+  });
+});

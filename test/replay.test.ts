@@ -1,0 +1,65 @@
+/**
+ * Determinism: recorded histories replay against today's workflow code. A failure here means a
+ * change altered command order; guard it with `patched()` (README, "Changing workflow code").
+ * Record a new fixture with AGENTD_RECORD_HISTORIES=1. Fixtures are binary protobuf: the JSON form
+ * needs the SDK's protobufjs instance, which npm installs twice here.
+ */
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { repoRoot } from './helpers/repo';
+import { eventually, startStack, type Stack } from './helpers/stack';
+
+const FIXTURES = join(repoRoot(), 'test', 'fixtures', 'histories');
+const { History } = temporal.api.history.v1;
+
+describe('replay', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  it('replays a fresh history of a two-turn session with signals and queries', async () => {
+    const history = await stack.withWorker({}, async () => {
+      const handle = await stack.sessions.start({
+        task: 'replay me [sim steps=5]',
+        model: 'agentd-sim',
+        awaitMessagesSeconds: 30,
+      });
+      await eventually(async () => {
+        const state = await stack.sessions.state(handle.workflowId);
+        return state.status === 'waiting_for_message' ? state : undefined;
+      }, 'waiting_for_message');
+      await handle.signal('message', { bad: 'payload' });
+      await stack.sessions.send(handle.workflowId, 'and one more [sim steps=1]');
+      await eventually(async () => {
+        const state = await stack.sessions.state(handle.workflowId);
+        return state.turn === 2 && state.status === 'waiting_for_message' ? state : undefined;
+      }, 'second turn done');
+      await handle.cancel();
+      await assert.rejects(handle.result());
+      return handle.fetchHistory();
+    });
+    assert.ok((history.events?.length ?? 0) > 30);
+    await Worker.runReplayHistory({ workflowBundle: stack.bundle }, history);
+    if (process.env.AGENTD_RECORD_HISTORIES === '1') {
+      mkdirSync(FIXTURES, { recursive: true });
+      writeFileSync(join(FIXTURES, 'two-turns-signal-cancel.pb'), History.encode(history).finish());
+    }
+  });
+
+  it('replays every recorded history fixture', async () => {
+    const files = readdirSync(FIXTURES).filter((file) => file.endsWith('.pb'));
+    assert.ok(files.length > 0, `no fixtures in ${FIXTURES}`);
+    for (const file of files) {
+      const history = History.decode(readFileSync(join(FIXTURES, file)));
+      await Worker.runReplayHistory({ workflowBundle: stack.bundle }, history, file);
+    }
+  });
+});
