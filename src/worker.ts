@@ -3,7 +3,7 @@
  * `agentd`. Run directly (`node dist/src/worker.js` or `agentd worker`) it reads its settings from
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
-import { NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
 import { createModelClient } from './model/client';
@@ -33,6 +33,16 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     activities: createActivities(options.deps),
     ...(options.identity ? { identity: options.identity } : {}),
   });
+}
+
+/**
+ * Sets the SDK's log level once per process (env AGENTD_LOG_LEVEL, default WARN): the worker's
+ * INFO lines (bundling, state changes) drown the progress an operator wants to read.
+ */
+export function installWorkerLogging(level = process.env.AGENTD_LOG_LEVEL ?? 'WARN'): void {
+  const levels: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
+  const chosen = levels.find((candidate) => candidate === level.toUpperCase()) ?? 'WARN';
+  Runtime.install({ logger: new DefaultLogger(chosen) });
 }
 
 /** A worker wired to the environment's store, model endpoint and Temporal server. */
@@ -82,6 +92,7 @@ export async function startWorkerFromConfig(
 }
 
 if (require.main === module) {
+  installWorkerLogging();
   startWorkerFromConfig(readConfig())
     .then((running) => running.run())
     .catch((error: unknown) => {

@@ -7,6 +7,7 @@ import { demoCommand } from './commands/demo';
 import { devCommand } from './commands/dev';
 import { listCommand } from './commands/list';
 import { sendCommand } from './commands/send';
+import { setupCommand } from './commands/setup';
 import { simCommand } from './commands/sim';
 import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
@@ -14,6 +15,7 @@ import { transcriptCommand } from './commands/transcript';
 import { workerCommand } from './commands/worker';
 
 const COMMANDS: readonly Command[] = [
+  setupCommand,
   demoCommand,
   devCommand,
   workerCommand,

@@ -8,7 +8,7 @@ import { connectClient, SessionClient } from '../../client/sessionClient';
 import { usesSimulator, type AgentdConfig } from '../../config';
 import { startDevServer, type DevServer } from '../../devServer/devServer';
 import { ensureTemporalCli } from '../../devServer/temporalCli';
-import { startWorkerFromConfig } from '../../worker';
+import { installWorkerLogging, startWorkerFromConfig } from '../../worker';
 import { ExitCode, UsageError, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt } from '../args';
 import { followSession } from '../follow';
@@ -42,6 +42,7 @@ ${CONNECTION_HELP}`,
       'context-window': { type: 'string' },
     });
     const config = configWith(values);
+    installWorkerLogging();
     const model = values.model ?? config.defaultModel;
     if (!model) throw new UsageError('--model: an endpoint is configured but no model given (or set AGENTD_MODEL)');
     const simulated = usesSimulator(config);

@@ -1,6 +1,6 @@
 /** `agentd worker`: runs a worker until Ctrl-C/SIGTERM, which lets running activities finish first. */
 import { usesSimulator } from '../../config';
-import { startWorkerFromConfig } from '../../worker';
+import { installWorkerLogging, startWorkerFromConfig } from '../../worker';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse } from '../args';
 
@@ -17,6 +17,7 @@ ${CONNECTION_HELP}`,
   async run(argv) {
     const { values } = parse(argv, CONNECTION_OPTIONS);
     const config = configWith(values);
+    installWorkerLogging();
     if (!usesSimulator(config)) console.error(`model endpoint: ${config.modelBaseURL ?? "OpenAI's default"}`);
     const running = await startWorkerFromConfig(config);
     await running.run();
