@@ -7,6 +7,19 @@ import { z } from 'zod';
 export const LedgerRole = { system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' } as const;
 export type LedgerRole = (typeof LedgerRole)[keyof typeof LedgerRole];
 
+/**
+ * What a ledger entry stands for when it is not an original message. Absent for originals.
+ * - `summary`: a compaction summary, sent as a `user` message placed right after the pinned task
+ *   (a `system` message mid-conversation is ignored or rejected by several servers, and an
+ *   `assistant` one would read as a reply the model gave). It covers the original seqs in `covers`.
+ * - `view`: a head-and-tail cut of a tool result, still a `tool` message answering the same
+ *   tool-call id; `replaces` names the original seq, readable whole through `read_output`.
+ */
+export const LedgerKind = { summary: 'summary', view: 'view' } as const;
+export type LedgerKind = (typeof LedgerKind)[keyof typeof LedgerKind];
+
+const seqRun = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).readonly();
+
 export const LedgerEntrySchema = z.object({
   /** Key of the body in the transcript store; allocated by the workflow, so retries are idempotent. */
   seq: z.number().int().nonnegative(),
@@ -24,6 +37,15 @@ export const LedgerEntrySchema = z.object({
   answers: z.string().optional(),
   /** Never summarized or dropped: the system prompt and the original task. */
   pinned: z.boolean().optional(),
+  /** Set on entries that replace originals (a summary or a view); absent on original messages. */
+  kind: z.enum(['summary', 'view']).optional(),
+  /**
+   * For a summary: the original seqs it covers, as sorted runs, including everything a previous
+   * summary it merged covered — so every original stays accounted for (DESIGN §5 "Nothing vanishes").
+   */
+  covers: z.array(seqRun).optional(),
+  /** For a view: the original seq it cuts (never another view: re-cuts are made from the original). */
+  replaces: z.number().int().nonnegative().optional(),
 });
 export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 

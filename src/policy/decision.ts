@@ -1,0 +1,231 @@
+/**
+ * The shapes `decide` returns and `applyCompaction` consumes: a discriminated union on `kind`, plain
+ * JSON (it may be logged, carried or sent to activities). Pure types and `as const` sets only.
+ */
+import type { BreakerState } from './breaker';
+import type { EstimateInput } from './estimate';
+import type { LedgerEntry } from './ledger';
+import type { SeqRun } from './seqRuns';
+import type { ResolvedCompactionSettings } from './settings';
+import type { ViewCut } from './viewSize';
+
+/** Who asks for a decision. */
+export const CompactionRequest = {
+  /** Before every model call: compact only at the trigger, only while the breaker is closed. */
+  auto: 'auto',
+  /** The `compact` signal or `compactNow` update: compacts even under the trigger, also with the breaker open. */
+  manual: 'manual',
+  /** The model answered `context_length_exceeded`: our estimate was wrong, compact now. */
+  reactive: 'reactive',
+} as const;
+export type CompactionRequest = (typeof CompactionRequest)[keyof typeof CompactionRequest];
+
+/** Why a decision is `none`. */
+export const NoneReason = {
+  /** The estimate is under the trigger (auto). */
+  underTrigger: 'under_trigger',
+  /** Auto-compaction is switched off and the request still fits. */
+  autoOff: 'auto_off',
+  /** The breaker is open and the request still fits. */
+  breakerOpen: 'breaker_open',
+  /** Nothing is older than the tail and nothing can be cut, and the request still fits. */
+  nothingToCompact: 'nothing_to_compact',
+  /** A truncation was asked for, but the request already leaves `minRoomTokens` for the answer. */
+  withinLimit: 'within_limit',
+  /** Truncation was needed but only pinned entries and the newest step are left. */
+  nothingToDrop: 'nothing_to_drop',
+} as const;
+export type NoneReason = (typeof NoneReason)[keyof typeof NoneReason];
+
+/** How a compaction shrinks the context. */
+export const CompactionStrategy = {
+  /** Model-free: tool results become head-and-tail views, the older region stays. */
+  prune: 'prune',
+  /** The older region (and any previous summary) becomes one summary written by the session's model. */
+  summary: 'summary',
+} as const;
+export type CompactionStrategy = (typeof CompactionStrategy)[keyof typeof CompactionStrategy];
+
+/** Why a decision is `truncate`. */
+export const TruncateWhy = {
+  /** Over the hard limit and the breaker is open (or a reactive request met an open breaker). */
+  breakerOpen: 'breaker_open',
+  /** Over the hard limit, auto-compaction is off. */
+  autoOff: 'auto_off',
+  /** Over the hard limit and compaction has nothing to work on, or a reactive compaction could not help. */
+  cannotCompact: 'cannot_compact',
+  /** The workflow asked directly: the model overflowed again right after a reactive compaction. */
+  repeatedOverflow: 'repeated_overflow',
+} as const;
+export type TruncateWhy = (typeof TruncateWhy)[keyof typeof TruncateWhy];
+
+/** Why a compaction's expected result is not under the trigger. */
+export const ShortfallReason = {
+  /** Pinned messages, tool schemas and the summary budget alone reach the trigger. */
+  pinnedOverBudget: 'pinned_over_budget',
+  /** The newest step is over the tail cap even with its tool results cut (large assistant message). */
+  stepOverCap: 'step_over_cap',
+  /** Only pruning was possible (the older region is just a summary) and it is not enough. */
+  olderKept: 'older_kept',
+  /** The server measured more than our counts by enough to keep the projection over the trigger. */
+  estimateExcess: 'estimate_excess',
+} as const;
+export type ShortfallReason = (typeof ShortfallReason)[keyof typeof ShortfallReason];
+
+/** Why a truncation does not get under its goal. */
+export const TruncationShortfallReason = {
+  /** Only pinned entries and the newest step are left, and they alone are over the goal. */
+  onlyKeptLeft: 'only_kept_left',
+} as const;
+export type TruncationShortfallReason = (typeof TruncationShortfallReason)[keyof typeof TruncationShortfallReason];
+
+/** Numbers `decide` projected with; `applyCompaction` projects the same way, so events match decisions. */
+export interface ProjectionBasis {
+  /** Calibration ratio used (server / ours). */
+  readonly calibration: number;
+  /** Per-message overhead in our tokens. */
+  readonly perMessageOverheadTokens: number;
+  /** Tool schema tokens (ours). */
+  readonly toolSchemaTokens: number;
+  /** Server excess over our counts carried into projections (see `ContextEstimate.excessTokens`). */
+  readonly excessTokens: number;
+}
+
+/** Inputs of `decide`. */
+export interface DecideInput {
+  /** The live context, in order: pinned entries first, then any summary, then steps. */
+  readonly ledger: readonly LedgerEntry[];
+  /** From `resolveCompactionSettings`; carries the window, so there is one source for it. */
+  readonly settings: ResolvedCompactionSettings;
+  /** Anchor, calibration and tool-schema tokens. */
+  readonly estimateInput: EstimateInput;
+  /** Breaker state from the session. */
+  readonly breaker: BreakerState;
+  /** Who asks. */
+  readonly request: CompactionRequest;
+}
+
+/** Nothing to do: a value, never an exception. */
+export interface NoneDecision {
+  readonly kind: 'none';
+  /** Why nothing is done. */
+  readonly reason: NoneReason;
+  /** The current estimate (server tokens). */
+  readonly estimate: number;
+}
+
+/** Run a compaction: prune activity, summary activity (strategy `summary`), then `applyCompaction`. */
+export interface CompactDecision {
+  readonly kind: 'compact';
+  /** Who asked. */
+  readonly reason: CompactionRequest;
+  /** Prune only, or summarize the older region. */
+  readonly strategy: CompactionStrategy;
+  /** Pinned seqs, kept first and unchanged. */
+  readonly pinned: number[];
+  /**
+   * Older tool results to replace with views (strategy `prune` only: a summary replaces the whole
+   * older region, so pruning it first would only cost a store write).
+   */
+  readonly prune: ViewCut[];
+  /** Live seqs the summary replaces, in ledger order, a previous summary included (strategy `summary`; else empty). */
+  readonly summarize: SeqRun[];
+  /** Original seqs the new summary will cover (ascending runs): what its ledger entry records. */
+  readonly covers: SeqRun[];
+  /** Output limit of the summary call, in server tokens. */
+  readonly summaryBudgetTokens: number;
+  /** Live seqs kept after the older region, in ledger order. */
+  readonly tail: number[];
+  /** Tail tool results to replace with views so the tail fits its cap. */
+  readonly tailCuts: ViewCut[];
+  /** The tail cap the tail was chosen under (our tokens). */
+  readonly tailCapTokens: number;
+  /** Estimate before (server tokens). */
+  readonly estimateBefore: number;
+  /** Projected estimate after, if every view and the summary come out at their expected size. */
+  readonly expectedAfter: number;
+  /** What a compaction aims at, at most. */
+  readonly target: number;
+  /** The trigger the result is verified against. */
+  readonly trigger: number;
+  /** Present when `expectedAfter` is not under the trigger: why not. */
+  readonly shortfall?: { readonly reason: ShortfallReason; readonly overByTokens: number };
+  /** Numbers the projection used. */
+  readonly projection: ProjectionBasis;
+}
+
+/** Drop the oldest whole steps without a model (then `applyTruncation`). */
+export interface TruncateDecision {
+  readonly kind: 'truncate';
+  /** Who asked. */
+  readonly reason: CompactionRequest;
+  /** Why compaction could not be used. */
+  readonly why: TruncateWhy;
+  /** Live seqs to drop, in ledger order. */
+  readonly drop: SeqRun[];
+  /** Original seqs they stand for: the truncation event lists them. */
+  readonly droppedOriginals: SeqRun[];
+  /** Estimate before (server tokens). */
+  readonly estimateBefore: number;
+  /** Projected estimate after. */
+  readonly expectedAfter: number;
+  /** The estimate truncation aimed at. */
+  readonly goal: number;
+  /** Present when `expectedAfter` is over the goal: why not. */
+  readonly shortfall?: { readonly reason: TruncationShortfallReason; readonly overByTokens: number };
+  /** Numbers the projection used. */
+  readonly projection: ProjectionBasis;
+}
+
+export type Decision = NoneDecision | CompactDecision | TruncateDecision;
+
+/** One replaced entry, citing its original (STYLE: every replacement cites its originals). */
+export interface Replacement {
+  /** Live seq that was replaced. */
+  readonly originalSeq: number;
+  /** Seq of the view that replaces it. */
+  readonly replacementSeq: number;
+  /** Our tokens before. */
+  readonly tokensBefore: number;
+  /** Our tokens after. */
+  readonly tokensAfter: number;
+}
+
+/** What the context record says about one compaction or truncation; the workflow adds `at`, `turn`, `step`. */
+export interface CompactionEvent {
+  /** Who asked. */
+  readonly reason: CompactionRequest;
+  /** `prune`, `summary` or `truncate`. */
+  readonly strategy: CompactionStrategy | 'truncate';
+  /** Estimate before (server tokens). */
+  readonly tokensBefore: number;
+  /** Estimate of the new context (server tokens), projected the same way as the decision. */
+  readonly tokensAfter: number;
+  /** Original seqs the new summary covers (merged with a previous summary's); empty otherwise. */
+  readonly coveredSeqs: SeqRun[];
+  /** Original seqs a truncation dropped from the context (still in the store); empty otherwise. */
+  readonly truncatedSeqs: SeqRun[];
+  /** Views that replaced entries. */
+  readonly replaced: Replacement[];
+  /** The summary and what it replaced (strategy `summary`). */
+  readonly summary?: {
+    /** Seq of the summary entry. */
+    readonly seq: number;
+    /** Live seqs it replaced, in ledger order. */
+    readonly replacesSeqs: SeqRun[];
+    /** Our tokens of what it replaced. */
+    readonly tokensBefore: number;
+    /** Our tokens of the summary. */
+    readonly tokensAfter: number;
+  };
+  /** Why a truncation happened (strategy `truncate`). */
+  readonly why?: TruncateWhy;
+}
+
+/** A new live context and the event recording how it came about. */
+export interface AppliedCompaction {
+  /** The new live context. */
+  readonly ledger: LedgerEntry[];
+  /** The event to append to the session's compaction record. */
+  readonly event: CompactionEvent;
+}

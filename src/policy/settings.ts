@@ -1,0 +1,198 @@
+/**
+ * Compaction settings (DESIGN §5): frozen defaults, the zod schema a session input embeds, and the
+ * resolver that derives the window-dependent numbers and rejects contradictions. Pure: no I/O.
+ */
+import { z } from 'zod';
+
+/** The defaults of DESIGN §5; written for large windows, scaled down by the resolver on small ones. */
+export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
+  auto: true,
+  reserveTokens: 16_384,
+  tailTurns: 3,
+  tailCapTokens: 16_384,
+  pruneMinChars: 8_192,
+  pruneHeadChars: 4_096,
+  pruneTailChars: 1_024,
+  pruneSkipSummaryRatio: 0.25,
+  summaryMaxTokens: 8_192,
+  summaryWindowShare: 0.1,
+  targetShareOfTrigger: 0.75,
+  oversizeShareOfWindow: 0.25,
+  breakerThreshold: 3,
+  perMessageOverheadTokens: 4,
+  minRoomTokens: 1_024,
+});
+
+const D = DEFAULT_COMPACTION_SETTINGS;
+const count = () => z.number().int().nonnegative();
+const positive = () => z.number().int().positive();
+/** A share in (0, max]: zero would disable the rule it sizes without saying so. */
+const share = (max: number) => z.number().gt(0).max(max);
+
+export const CompactionSettingsSchema = z
+  .object({
+    /** Compact automatically when the estimate reaches the trigger; manual compaction always works. @default true */
+    auto: z.boolean().default(D.auto),
+    /** Absolute room kept free below the window: trigger = contextWindow − reserveTokens. @default 16384 */
+    reserveTokens: positive().default(D.reserveTokens),
+    /** Newest turns kept verbatim, whole, when they fit the tail cap. @default 3 */
+    tailTurns: positive().default(D.tailTurns),
+    /** Upper bound of the verbatim tail; the resolver lowers it on small windows. @default 16384 */
+    tailCapTokens: positive().default(D.tailCapTokens),
+    /** Tool results older than the tail and longer than this are cut to a head-and-tail view. @default 8192 */
+    pruneMinChars: positive().default(D.pruneMinChars),
+    /** Characters a view keeps from the start of the result. @default 4096 */
+    pruneHeadChars: count().default(D.pruneHeadChars),
+    /** Characters a view keeps from the end of the result (where errors and totals usually are). @default 1024 */
+    pruneTailChars: count().default(D.pruneTailChars),
+    /** Pruning alone is enough when it reclaims this share of the transcript and gets under the trigger. @default 0.25 */
+    pruneSkipSummaryRatio: share(1).default(D.pruneSkipSummaryRatio),
+    /** Largest summary, in tokens (the summary call's output limit). @default 8192 */
+    summaryMaxTokens: positive().default(D.summaryMaxTokens),
+    /** Largest summary as a share of the window: budget = min(summaryMaxTokens, share × window). @default 0.1 */
+    summaryWindowShare: share(0.5).default(D.summaryWindowShare),
+    /** A compaction aims at most at this share of the trigger (hysteresis). @default 0.75 */
+    targetShareOfTrigger: share(1).default(D.targetShareOfTrigger),
+    /** A tool result over this share of the window is never put in the context whole. @default 0.25 */
+    oversizeShareOfWindow: share(1).default(D.oversizeShareOfWindow),
+    /** Consecutive failed compactions that stop auto-compaction. @default 3 */
+    breakerThreshold: positive().default(D.breakerThreshold),
+    /** Tokens each message costs beyond its content (role, separators) in the estimate. @default 4 */
+    perMessageOverheadTokens: count().default(D.perMessageOverheadTokens),
+    /** Room a request must leave for the answer; above window − minRoomTokens we truncate. @default 1024 */
+    minRoomTokens: positive().default(D.minRoomTokens),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    const view = s.pruneHeadChars + s.pruneTailChars;
+    if (view >= s.pruneMinChars) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pruneMinChars'],
+        message:
+          `pruneHeadChars ${s.pruneHeadChars} + pruneTailChars ${s.pruneTailChars} = ${view} must be below ` +
+          `pruneMinChars ${s.pruneMinChars}: a pruned result would not get shorter`,
+      });
+    }
+    if (s.minRoomTokens > s.reserveTokens) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['minRoomTokens'],
+        message:
+          `minRoomTokens ${s.minRoomTokens} exceeds reserveTokens ${s.reserveTokens}: emergency truncation ` +
+          `would start before compaction is even tried`,
+      });
+    }
+  });
+
+/** What a caller writes: every field may be left out. */
+export type CompactionSettingsInput = z.input<typeof CompactionSettingsSchema>;
+/** Every field filled in. */
+export type CompactionSettings = z.output<typeof CompactionSettingsSchema>;
+
+/** Settings plus the numbers derived from the usable window; what `decide` takes. */
+export interface ResolvedCompactionSettings extends CompactionSettings {
+  /** The usable window (DESIGN §5), in tokens, these numbers were derived for. */
+  readonly contextWindow: number;
+  /** Auto-compaction starts when the estimate reaches this: contextWindow − reserveTokens. */
+  readonly triggerTokens: number;
+  /** Largest summary: min(summaryMaxTokens, summaryWindowShare × contextWindow). */
+  readonly summaryBudgetTokens: number;
+  /** What a compaction aims at, at most: targetShareOfTrigger × triggerTokens. */
+  readonly targetTokens: number;
+  /** Above this a request leaves too little room to answer: contextWindow − minRoomTokens. */
+  readonly hardLimitTokens: number;
+  /** A single tool result above this is oversized: oversizeShareOfWindow × contextWindow. */
+  readonly oversizeTokens: number;
+}
+
+/** One contradiction, naming the field the operator should change. */
+export interface CompactionSettingsIssue {
+  /** The setting to change (`contextWindow` when the window itself is the problem). */
+  readonly field: string;
+  /** What is wrong, with the values involved. */
+  readonly message: string;
+}
+
+/** Closed set of settings error codes, so callers can map them to a non-retryable failure type. */
+export const CompactionSettingsErrorCode = { invalid: 'InvalidCompactionSettings' } as const;
+export type CompactionSettingsErrorCode = (typeof CompactionSettingsErrorCode)[keyof typeof CompactionSettingsErrorCode];
+
+export class CompactionSettingsError extends Error {
+  override readonly name = 'CompactionSettingsError';
+  readonly code: CompactionSettingsErrorCode = CompactionSettingsErrorCode.invalid;
+  constructor(readonly issues: readonly CompactionSettingsIssue[]) {
+    super(`invalid compaction settings: ${issues.map((issue) => `${issue.field}: ${issue.message}`).join('; ')}`);
+  }
+}
+
+/**
+ * Contradictions that only show against a window: on a small one the defaults could otherwise
+ * leave compaction unable to get under its own trigger. Empty when the settings fit the window.
+ */
+export function compactionSettingsIssues(contextWindow: number, s: CompactionSettings): CompactionSettingsIssue[] {
+  if (!Number.isInteger(contextWindow) || contextWindow <= 0) {
+    return [{ field: 'contextWindow', message: `contextWindow ${contextWindow} must be a positive integer of tokens` }];
+  }
+  const issues: CompactionSettingsIssue[] = [];
+  if (s.reserveTokens * 2 > contextWindow) {
+    issues.push({
+      field: 'reserveTokens',
+      message:
+        `reserveTokens ${s.reserveTokens} is more than half of contextWindow ${contextWindow}: ` +
+        `lower reserveTokens to at most ${Math.floor(contextWindow / 2)} or declare a larger window`,
+    });
+    // The derived numbers below are meaningless without a sane trigger.
+    return issues;
+  }
+  const derived = derive(contextWindow, s);
+  if (derived.summaryBudgetTokens >= derived.targetTokens) {
+    issues.push({
+      field: 'summaryMaxTokens',
+      message:
+        `summary budget ${derived.summaryBudgetTokens} (summaryMaxTokens ${s.summaryMaxTokens}, ` +
+        `summaryWindowShare ${s.summaryWindowShare}) is not below the compaction target ${derived.targetTokens}`,
+    });
+  }
+  if (derived.oversizeTokens >= derived.triggerTokens) {
+    issues.push({
+      field: 'oversizeShareOfWindow',
+      message:
+        `oversizeShareOfWindow ${s.oversizeShareOfWindow} × contextWindow ${contextWindow} = ${derived.oversizeTokens} ` +
+        `is not below the trigger ${derived.triggerTokens}: one tool result could fill the context alone`,
+    });
+  }
+  return issues;
+}
+
+/**
+ * Parses `partial` (unknown input is fine: the schema checks it), derives the window-dependent
+ * numbers and returns them frozen. Throws `CompactionSettingsError` naming each bad field and value:
+ * this runs once before a session starts, where an exception is the clear answer.
+ */
+export function resolveCompactionSettings(contextWindow: number, partial: unknown = {}): ResolvedCompactionSettings {
+  const parsed = CompactionSettingsSchema.safeParse(partial ?? {});
+  if (!parsed.success) {
+    throw new CompactionSettingsError(
+      parsed.error.issues.map((issue) => ({
+        field: issue.path.length > 0 ? issue.path.join('.') : '(settings)',
+        message: issue.message,
+      })),
+    );
+  }
+  const issues = compactionSettingsIssues(contextWindow, parsed.data);
+  if (issues.length > 0) throw new CompactionSettingsError(issues);
+  return Object.freeze({ ...parsed.data, ...derive(contextWindow, parsed.data) });
+}
+
+function derive(contextWindow: number, s: CompactionSettings) {
+  const triggerTokens = contextWindow - s.reserveTokens;
+  return {
+    contextWindow,
+    triggerTokens,
+    summaryBudgetTokens: Math.min(s.summaryMaxTokens, Math.floor(s.summaryWindowShare * contextWindow)),
+    targetTokens: Math.floor(s.targetShareOfTrigger * triggerTokens),
+    hardLimitTokens: contextWindow - s.minRoomTokens,
+    oversizeTokens: Math.floor(s.oversizeShareOfWindow * contextWindow),
+  };
+}

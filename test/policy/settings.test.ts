@@ -1,0 +1,134 @@
+/** Settings: defaults, derived numbers for the DESIGN examples, and contradictions named by field and value. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import {
+  CompactionSettingsError,
+  CompactionSettingsErrorCode,
+  CompactionSettingsSchema,
+  DEFAULT_COMPACTION_SETTINGS,
+  resolveCompactionSettings,
+} from '../../src/policy/settings';
+import { effectiveTailCap } from '../../src/policy/thresholds';
+
+describe('settings defaults', () => {
+  test('the defaults object is frozen and is what an empty input parses to', () => {
+    assert.ok(Object.isFrozen(DEFAULT_COMPACTION_SETTINGS));
+    assert.deepEqual(CompactionSettingsSchema.parse({}), { ...DEFAULT_COMPACTION_SETTINGS });
+  });
+
+  test('the DESIGN §5 figures', () => {
+    assert.deepEqual(
+      { ...DEFAULT_COMPACTION_SETTINGS },
+      {
+        auto: true,
+        reserveTokens: 16384,
+        tailTurns: 3,
+        tailCapTokens: 16384,
+        pruneMinChars: 8192,
+        pruneHeadChars: 4096,
+        pruneTailChars: 1024,
+        pruneSkipSummaryRatio: 0.25,
+        summaryMaxTokens: 8192,
+        summaryWindowShare: 0.1,
+        targetShareOfTrigger: 0.75,
+        oversizeShareOfWindow: 0.25,
+        breakerThreshold: 3,
+        perMessageOverheadTokens: 4,
+        minRoomTokens: 1024,
+      },
+    );
+  });
+
+  test('a partial input keeps the other defaults', () => {
+    const resolved = resolveCompactionSettings(200_000, { tailTurns: 5, auto: false });
+    assert.equal(resolved.tailTurns, 5);
+    assert.equal(resolved.auto, false);
+    assert.equal(resolved.reserveTokens, 16384);
+    assert.ok(Object.isFrozen(resolved));
+  });
+});
+
+describe('derived numbers', () => {
+  const cases = [
+    // DESIGN §5: 32K window → trigger 16K, summary ≤ 3.2K, tail cap ≈ 6K.
+    { window: 32_768, trigger: 16_384, summary: 3_276, target: 12_288, hardLimit: 31_744, oversize: 8_192, capNoPinned: 6_554, capPinned1K: 6_054 },
+    // 128K: the large-window defaults apply unchanged.
+    { window: 131_072, trigger: 114_688, summary: 8_192, target: 86_016, hardLimit: 130_048, oversize: 32_768, capNoPinned: 16_384, capPinned1K: 16_384 },
+    { window: 1_000_000, trigger: 983_616, summary: 8_192, target: 737_712, hardLimit: 998_976, oversize: 250_000, capNoPinned: 16_384, capPinned1K: 16_384 },
+  ];
+  for (const c of cases) {
+    test(`${c.window} window`, () => {
+      const s = resolveCompactionSettings(c.window);
+      assert.equal(s.contextWindow, c.window);
+      assert.equal(s.triggerTokens, c.trigger);
+      assert.equal(s.summaryBudgetTokens, c.summary);
+      assert.equal(s.targetTokens, c.target);
+      assert.equal(s.hardLimitTokens, c.hardLimit);
+      assert.equal(s.oversizeTokens, c.oversize);
+      assert.equal(effectiveTailCap(s, 0), c.capNoPinned);
+      assert.equal(effectiveTailCap(s, 1000), c.capPinned1K);
+    });
+  }
+
+  test('32K: pinned + summary + a full tail lands near 10K, under the 75% target', () => {
+    const s = resolveCompactionSettings(32_768);
+    const pinned = 700;
+    const after = pinned + s.summaryBudgetTokens + effectiveTailCap(s, pinned);
+    assert.ok(after < s.targetTokens, `${after} ≥ ${s.targetTokens}`);
+    assert.ok(after > 9_000 && after < 11_000, `${after}`);
+  });
+
+  test('the tail cap shrinks with calibration (server counts more than ours)', () => {
+    const s = resolveCompactionSettings(32_768);
+    assert.equal(effectiveTailCap(s, 0, 1.25), Math.floor(6_554 / 1.25));
+  });
+
+  test('with large pinned messages the 75% target bounds the tail cap before the half-room rule does', () => {
+    const s = resolveCompactionSettings(32_768);
+    // half of (16384 − 6000 − 3276) = 3554, but 12288 − 6000 − 3276 = 3012 keeps the result at the target.
+    assert.equal(effectiveTailCap(s, 6_000), 3_012);
+  });
+
+  test('the tail cap is never negative when pinned messages fill the room', () => {
+    const s = resolveCompactionSettings(32_768);
+    assert.equal(effectiveTailCap(s, 20_000), 0);
+  });
+});
+
+describe('contradictions name the field and the value', () => {
+  const cases: Array<{ name: string; window: number; partial: unknown; field: string; mentions: string[] }> = [
+    { name: 'reserve above half the window', window: 20_000, partial: {}, field: 'reserveTokens', mentions: ['16384', '20000'] },
+    { name: 'explicit reserve above half an 8K window', window: 8_192, partial: { reserveTokens: 5_000 }, field: 'reserveTokens', mentions: ['5000', '8192'] },
+    { name: 'prune view not shorter than the threshold', window: 131_072, partial: { pruneHeadChars: 8_000 }, field: 'pruneMinChars', mentions: ['8000', '1024', '8192'] },
+    { name: 'min room above reserve', window: 131_072, partial: { minRoomTokens: 20_000 }, field: 'minRoomTokens', mentions: ['20000', '16384'] },
+    { name: 'summary budget not under the target', window: 8_192, partial: { reserveTokens: 4_096, summaryWindowShare: 0.4 }, field: 'summaryMaxTokens', mentions: ['3276', '3072'] },
+    { name: 'oversize threshold over the trigger', window: 32_768, partial: { oversizeShareOfWindow: 0.9 }, field: 'oversizeShareOfWindow', mentions: ['0.9', '16384'] },
+    { name: 'unknown field (strict)', window: 131_072, partial: { reserve: 1 }, field: '(settings)', mentions: ['reserve'] },
+    { name: 'negative reserve', window: 131_072, partial: { reserveTokens: -1 }, field: 'reserveTokens', mentions: [] },
+    { name: 'share of zero', window: 131_072, partial: { targetShareOfTrigger: 0 }, field: 'targetShareOfTrigger', mentions: [] },
+    { name: 'window not a positive integer', window: 0, partial: {}, field: 'contextWindow', mentions: ['0'] },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      assert.throws(
+        () => resolveCompactionSettings(c.window, c.partial),
+        (error: unknown) => {
+          assert.ok(error instanceof CompactionSettingsError);
+          assert.equal(error.code, CompactionSettingsErrorCode.invalid);
+          assert.ok(
+            error.issues.some((issue) => issue.field === c.field),
+            `fields: ${error.issues.map((issue) => issue.field).join(', ')}`,
+          );
+          for (const mention of c.mentions) assert.ok(error.message.includes(mention), `${error.message} lacks ${mention}`);
+          return true;
+        },
+      );
+    });
+  }
+
+  test('an 8K window works once the reserve fits it', () => {
+    const s = resolveCompactionSettings(8_192, { reserveTokens: 2_048 });
+    assert.equal(s.triggerTokens, 6_144);
+    assert.equal(s.summaryBudgetTokens, 819);
+  });
+});
