@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import OpenAI, { APIConnectionTimeoutError, BadRequestError, NotFoundError, RateLimitError } from 'openai';
+import OpenAI, { APIConnectionTimeoutError, BadRequestError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import type { ChatMessage, ToolSpec } from '../src/model/messages';
-import { countPromptTokens } from '../src/model/tokens';
+import { SUMMARIZE_INSTRUCTION_HEAD, SUMMARY_SECTIONS, summaryMessageHeader } from '../src/model/summaryFormat';
+import { countMessageTokens, countPromptTokens } from '../src/model/tokens';
 import { faultsAt, type SimulatorOptions } from '../src/simulator/options';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { stepOfCallId } from '../src/simulator/script';
@@ -106,6 +107,51 @@ async function rawPost(sim: RunningSimulator, body: unknown): Promise<{ status: 
 function errorOf(json: unknown): { message: string; type: string; param: string | null; code: string | null } {
   assert.ok(typeof json === 'object' && json !== null && 'error' in json, 'an OpenAI error body');
   return (json as { error: { message: string; type: string; param: string | null; code: string | null } }).error;
+}
+
+/** The instruction the summarize activity ends its request with. */
+const INSTRUCTION: ChatMessage = {
+  role: 'user',
+  content: `${SUMMARIZE_INSTRUCTION_HEAD}\nUse the sections ${SUMMARY_SECTIONS.join(', ')}.`,
+};
+
+/** A summary as compaction places it in the live context: the header line, then the model's text. */
+function summaryMessage(text: string): ChatMessage {
+  return { role: 'user', content: `${summaryMessageHeader(12, 2, 13)}\n\n${text}` };
+}
+
+/** Plays `steps` steps of the script from `messages` on, tool results faked; returns the grown list. */
+async function playSteps(client: OpenAI, messages: readonly ChatMessage[], steps: number): Promise<ChatMessage[]> {
+  const grown = [...messages];
+  for (let step = 0; step < steps; step += 1) {
+    const { reply, calls } = await complete(client, grown);
+    assert.equal(calls.length, 1, 'one tool call per step');
+    grown.push(reply, ...calls.map(fakeResult));
+  }
+  return grown;
+}
+
+/** A summarization request; the summary is the reply's text. */
+async function summarize(client: OpenAI, messages: readonly ChatMessage[]) {
+  const { completion, choice, calls } = await complete(client, [...messages, INSTRUCTION]);
+  assert.equal(choice.finish_reason, 'stop');
+  assert.deepEqual(calls, [], 'a summary calls no tools');
+  return { completion, text: String(choice.message.content) };
+}
+
+/** The `## ` headings of a text, in order. */
+function headings(text: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith('## ')).map((line) => line.slice(3));
+}
+
+/** The lines under one `## ` heading. */
+function section(text: string, name: string): string[] {
+  const lines = text.split('\n');
+  const start = lines.indexOf(`## ${name}`);
+  assert.ok(start >= 0, `a ## ${name} section`);
+  const rest = lines.slice(start + 1);
+  const end = rest.findIndex((line) => line.startsWith('## '));
+  return (end < 0 ? rest : rest.slice(0, end)).filter((line) => line !== '');
 }
 
 describe('model simulator', () => {
@@ -380,5 +426,128 @@ describe('model simulator', () => {
       assert.equal(sim.stats().requests, 5);
       assert.equal(sim.stats().recent.length, 1, 'only the answered request is sampled');
     });
+  });
+});
+
+describe('model simulator and compaction', () => {
+  const TASK: ChatMessage = {
+    role: 'user',
+    content: 'Refactor the parser module and keep the tests green.\nCONSTRAINT: never edit files under vendor/ [sim steps=30]',
+  };
+
+  it('continues a compacted context [system, task, summary, tail] at the next step with the task budget', async () => {
+    await withSim({ followUpSteps: 2 }, async (_sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK], 17);
+      const full = await complete(client, history);
+      const compacted = [SYSTEM, TASK, summaryMessage('## Goal\nRefactor the parser. [sim steps=1]'), ...history.slice(-2)];
+      const after = await complete(client, compacted);
+      assert.equal(stepOfCallId(after.calls[0]?.id ?? ''), 18);
+      assert.match(String(after.reply.content), /^Step 18 of 30:/, "the task's budget, not the summary's or followUpSteps");
+      assert.deepEqual(after.calls, full.calls, 'same step as with the whole history');
+    });
+  });
+
+  it('picks the step up from the summary when the tail holds no step of the turn', async () => {
+    await withSim({}, async (_sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK], 9);
+      const { text } = await summarize(client, history);
+      const after = await complete(client, [SYSTEM, TASK, summaryMessage(text)]);
+      assert.equal(stepOfCallId(after.calls[0]?.id ?? ''), 10);
+      assert.match(String(after.reply.content), /^Step 10 of 30:/);
+    });
+  });
+
+  it('answers a summarization request with every section, the files and the CONSTRAINT lines, deterministically', async () => {
+    await withSim({}, async (sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK], 9);
+      const first = await summarize(client, history);
+      const again = await summarize(client, history);
+      assert.equal(first.text, again.text);
+      assert.equal(first.completion.id, again.completion.id);
+      assert.deepEqual(headings(first.text), [...SUMMARY_SECTIONS]);
+      assert.deepEqual(section(first.text, 'Goal'), ['Refactor the parser module and keep the tests green.']);
+      assert.deepEqual(section(first.text, 'Constraints'), ['- CONSTRAINT: never edit files under vendor/']);
+      assert.deepEqual(section(first.text, 'Progress'), ['- Last step: 9', '- Highest step: 9', '- Tool calls: 9']);
+      const written = history.flatMap((message) =>
+        message.role === 'assistant' ? (message.tool_calls ?? []).filter((call) => call.function.name === 'write_file') : [],
+      );
+      const paths = written.map((call) => String((JSON.parse(call.function.arguments) as { path: unknown }).path));
+      assert.equal(paths.length, 2);
+      // read_file re-reads the same notes: each path is listed once.
+      assert.deepEqual(section(first.text, 'Files touched'), paths.map((path) => `- ${path}`));
+      assert.deepEqual(section(first.text, 'Next steps'), ['- Continue with step 10; re-read the newest notes file first.']);
+      const summarized = history.reduce((sum, message) => sum + countMessageTokens(message), 0);
+      const summaryTokens = first.completion.usage?.completion_tokens ?? Infinity;
+      assert.ok(summaryTokens < summarized / 4 && summaryTokens <= 600, `${summaryTokens} tokens for ${summarized}`);
+      assert.equal(sim.stats().summaryRequests, 2);
+      assert.equal(sim.stats().requests, 11);
+    });
+  });
+
+  it('merges a previous summary: its files and constraints are carried, progress adds up', async () => {
+    await withSim({}, async (_sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK], 9);
+      // Steps 1-8 are summarized; step 9 stays verbatim in the tail.
+      const previous = await summarize(client, history.slice(0, -2));
+      assert.equal(section(previous.text, 'Files touched').length, 2);
+      // A constraint only the previous summary knows (stated in a message it replaced), in its own words.
+      const previousText = previous.text.replace('## Constraints\n', '## Constraints\n- Ask before deleting any file.\n');
+      assert.notEqual(previousText, previous.text);
+      // The live context after that compaction, then more work and a new constraint from the user.
+      const compacted = [SYSTEM, TASK, summaryMessage(previousText), ...history.slice(-2)];
+      const later = await playSteps(client, compacted, 3);
+      const withNote = [...later, { role: 'user' as const, content: 'Note:\nCONSTRAINT: keep the public API stable' }];
+      const merged = await summarize(client, withNote);
+      assert.deepEqual(headings(merged.text), [...SUMMARY_SECTIONS]);
+      assert.deepEqual(section(merged.text, 'Constraints'), [
+        '- CONSTRAINT: never edit files under vendor/',
+        '- Ask before deleting any file.',
+        '- CONSTRAINT: keep the public API stable',
+      ]);
+      // 8 calls in the previous summary, then steps 9-12.
+      assert.deepEqual(section(merged.text, 'Progress'), ['- Last step: 12', '- Highest step: 12', '- Tool calls: 12']);
+      const files = section(merged.text, 'Files touched');
+      for (const line of section(previous.text, 'Files touched')) assert.ok(files.includes(line), `${line} carried`);
+      assert.ok(files.some((line) => /notes\/step-[0-9a-f]{8}-10\.md$/.test(line)), 'the newly written notes');
+      assert.equal(files.length, 3);
+    });
+  });
+
+  it("summaryFault 'fail' answers 500 to summarization requests only", async () => {
+    await withSim({ summaryFault: 'fail' }, async (sim, client) => {
+      const messages: ChatMessage[] = [SYSTEM, TASK];
+      await assert.rejects(complete(client, [...messages, INSTRUCTION]), (error: unknown) => {
+        assert.ok(error instanceof InternalServerError, 'an InternalServerError');
+        assert.equal(error.status, 500);
+        return true;
+      });
+      const { calls } = await complete(client, messages);
+      assert.equal(calls[0]?.name, 'list_files', 'an ordinary request is served');
+      assert.equal(sim.stats().rejected.injected, 1);
+      assert.equal(sim.stats().summaryRequests, 0);
+    });
+  });
+
+  it("summaryFault 'garbage' and 'long' answer a summary without sections and one longer than its input", async () => {
+    const history: ChatMessage[] = [SYSTEM, TASK];
+    await withSim({ summaryFault: 'garbage' }, async (sim, client) => {
+      const grown = await playSteps(client, history, 5);
+      const { text } = await summarize(client, grown);
+      assert.deepEqual(headings(text), []);
+      assert.equal(sim.stats().summaryRequests, 1);
+      history.push(...grown.slice(2));
+    });
+    await withSim({ summaryFault: 'long' }, async (_sim, client) => {
+      const { completion } = await summarize(client, history);
+      const input = history.reduce((sum, message) => sum + countMessageTokens(message), 0);
+      assert.ok((completion.usage?.completion_tokens ?? 0) > input, `${completion.usage?.completion_tokens} vs ${input}`);
+    });
+  });
+
+  it('refuses an unknown summaryFault', async () => {
+    const started = startSimulator({ summaryFault: 'sometimes' as 'fail' });
+    // A simulator that wrongly starts is stopped, so a failing test does not hang the run.
+    started.then((sim) => sim.stop(), () => undefined).catch(() => undefined);
+    await assert.rejects(started, /summaryFault must be one of fail, garbage, long/);
   });
 });

@@ -10,7 +10,7 @@ import { LIST_ENTRY_CAP } from '../src/tools/builtin/listFiles';
 import { OutputCollector } from '../src/tools/outputCollector';
 import { createBuiltinRegistry, ToolRegistry } from '../src/tools/registry';
 import { runToolCall } from '../src/tools/runToolCall';
-import type { ToolContext, ToolOutcome } from '../src/tools/tool';
+import type { ToolContext, ToolOutcome, TranscriptReader } from '../src/tools/tool';
 import { ensureWorkspace, resolveInWorkspace } from '../src/tools/workspace';
 
 const registry = createBuiltinRegistry();
@@ -113,6 +113,78 @@ describe('file tools', () => {
     assert.equal(lines.length, LIST_ENTRY_CAP + 1);
     assert.match(lines.at(-1) ?? '', /stopped after \d+ entries/);
     assert.match((await call('list_files', { path: 'many/f1' })).output, /^error: .*is a file, not a folder/);
+  });
+});
+
+describe('read_output', () => {
+  /** The boundary the activity implements over the store: here, tool outputs by seq in memory. */
+  function reader(outputs: Readonly<Record<number, string>>): TranscriptReader & { readonly asked: number[] } {
+    const asked: number[] = [];
+    return {
+      asked,
+      async readOutput(seq) {
+        asked.push(seq);
+        return outputs[seq];
+      },
+    };
+  }
+
+  test('pages through the original output by seq and says where to continue', async () => {
+    const transcript = reader({ 7: 'abcdefghij', 8: 'other' });
+    const first = await call('read_output', { seq: 7, limit: 4 }, ctx({ transcript }));
+    assert.equal(first.output, 'abcd\n[showing chars 0-4 of 10 of seq 7; call again with offset=4]');
+    const middle = await call('read_output', { seq: 7, offset: 4, limit: 4 }, ctx({ transcript }));
+    assert.equal(middle.output, 'efgh\n[showing chars 4-8 of 10 of seq 7; call again with offset=8]');
+    assert.equal((await call('read_output', { seq: 7, offset: 8, limit: 4 }, ctx({ transcript }))).output, 'ij');
+    assert.equal((await call('read_output', { seq: 8 }, ctx({ transcript }))).output, 'other');
+    assert.deepEqual(transcript.asked, [7, 7, 7, 8]);
+    const past = await call('read_output', { seq: 7, offset: 11 }, ctx({ transcript }));
+    assert.equal(past.output, 'error: offset 11 is past the end of the output of seq 7 (10 chars)');
+  });
+
+  test('by default returns a window that fits the cap, note included, where the context view was cut', async () => {
+    const original = 'H'.repeat(3000) + 'MIDDLE' + 'T'.repeat(3000);
+    const transcript = reader({ 3: original });
+    const out = await call('read_output', { seq: 3 }, ctx({ transcript, outputCapChars: 1000 }));
+    assert.ok(out.output.length <= 1000, `length ${out.output.length}`);
+    assert.doesNotMatch(out.output, /omitted/);
+    const note = /\[showing chars 0-(\d+) of 6006 of seq 3; call again with offset=\1\]$/.exec(out.output);
+    assert.ok(note, out.output.slice(-120));
+    // Paging on from each note reaches the middle the head-and-tail view leaves out, and the whole text.
+    let offset = 0;
+    let whole = '';
+    for (let page = 0; page < 20; page += 1) {
+      const next = await call('read_output', { seq: 3, offset }, ctx({ transcript, outputCapChars: 1000 }));
+      const found = /\n\[showing chars \d+-(\d+) of \d+ of seq 3; call again with offset=\d+\]$/.exec(next.output);
+      whole += found === null ? next.output : next.output.slice(0, found.index);
+      if (found === null) break;
+      offset = Number(found[1]);
+    }
+    assert.equal(whole, original);
+    // A limit above the cap is lowered to it, so the note still fits.
+    const big = await call('read_output', { seq: 3, limit: 5000 }, ctx({ transcript, outputCapChars: 1000 }));
+    assert.ok(big.output.length <= 1000, `length ${big.output.length}`);
+    assert.doesNotMatch(big.output, /omitted/);
+    assert.match(big.output, new RegExp(`\\[showing chars 0-${note?.[1]} of 6006 of seq 3; call again with offset=\\d+\\]$`));
+  });
+
+  test('does not split an emoji at the end of a window', async () => {
+    const transcript = reader({ 1: 'ab😀cd' });
+    const out = await call('read_output', { seq: 1, limit: 3 }, ctx({ transcript }));
+    assert.equal(out.output, 'ab\n[showing chars 0-2 of 6 of seq 1; call again with offset=2]');
+  });
+
+  test('an unknown seq, an empty output and a session without transcript are errors or notes naming the seq', async () => {
+    const transcript = reader({ 2: '' });
+    assert.equal((await call('read_output', { seq: 2 }, ctx({ transcript }))).output, '[the output of seq 2 is empty]');
+    assert.equal(
+      (await call('read_output', { seq: 99 }, ctx({ transcript }))).output,
+      'error: seq 99 is not a tool output of this session',
+    );
+    assert.match((await call('read_output', { seq: 5 })).output, /^error: cannot read the output of seq 5: /);
+    assert.match((await call('read_output', { seq: -1 }, ctx({ transcript }))).output, /^error: invalid arguments for read_output: seq: /);
+    assert.match((await call('read_output', { seq: 1.5 }, ctx({ transcript }))).output, /^error: invalid arguments for read_output: seq: /);
+    assert.equal(registry.get('read_output')?.effect, 'read');
   });
 });
 
@@ -298,7 +370,7 @@ describe('runToolCall and the registry', () => {
 
   test('specs() gives each tool a JSON schema with the right required fields', () => {
     const specs = new Map(registry.specs().map((s) => [s.function.name, s.function]));
-    assert.deepEqual([...specs.keys()], ['read_file', 'write_file', 'list_files', 'run_command', 'finish']);
+    assert.deepEqual([...specs.keys()], ['read_file', 'write_file', 'list_files', 'run_command', 'read_output', 'finish']);
     const required = (name: string): unknown => specs.get(name)?.parameters['required'];
     assert.deepEqual(required('read_file'), ['path']);
     assert.deepEqual(required('write_file'), ['path', 'content']);
@@ -306,6 +378,7 @@ describe('runToolCall and the registry', () => {
     assert.equal(required('list_files'), undefined);
     assert.deepEqual(required('run_command'), ['command']);
     assert.deepEqual(required('finish'), ['answer']);
+    assert.deepEqual(required('read_output'), ['seq']);
     const readProps = specs.get('read_file')?.parameters['properties'] as Record<string, { description?: string }>;
     assert.match(readProps['offset']?.description ?? '', /Char offset/);
     assert.equal(specs.get('read_file')?.parameters['$schema'], undefined);

@@ -1,4 +1,4 @@
-/** Simulator settings: one zod schema with defaults, plus the fault plan (a function, so not schema). */
+/** Simulator settings: one zod schema with defaults, plus the test hooks (fault plan, summary fault) beside it. */
 import { z } from 'zod';
 
 /** seq prints integers plainly up to here; also keeps one tool output far below any sane cap. */
@@ -50,15 +50,39 @@ export type Fault =
  */
 export type FaultPlan = (requestIndex: number) => Fault | undefined;
 
-export type SimulatorOptions = z.input<typeof SimulatorOptionsSchema> & { readonly faultPlan?: FaultPlan };
-export type ResolvedSimulatorOptions = z.output<typeof SimulatorOptionsSchema> & { readonly faultPlan?: FaultPlan };
+/**
+ * How the scripted summarizer misbehaves, so tests can see compaction survive a bad summary:
+ * `fail` answers summarization requests with a 500 (an injected fault; other requests are served),
+ * `garbage` answers text without the summary's sections, `long` answers a summary longer than its input.
+ */
+export const SummaryFault = { fail: 'fail', garbage: 'garbage', long: 'long' } as const;
+export type SummaryFault = (typeof SummaryFault)[keyof typeof SummaryFault];
+
+/** The options that are not data (a function) or are meant for tests only, kept out of the schema. */
+export interface SimulatorTestHooks {
+  readonly faultPlan?: FaultPlan;
+  readonly summaryFault?: SummaryFault;
+}
+
+export type SimulatorOptions = z.input<typeof SimulatorOptionsSchema> & SimulatorTestHooks;
+export type ResolvedSimulatorOptions = z.output<typeof SimulatorOptionsSchema> & SimulatorTestHooks;
 
 /** Fills defaults and rejects bad values with one readable message naming the fields. */
 export function resolveSimulatorOptions(options: SimulatorOptions = {}): ResolvedSimulatorOptions {
-  const { faultPlan, ...settings } = options;
+  const { faultPlan, summaryFault, ...settings } = options;
   const parsed = SimulatorOptionsSchema.safeParse(settings);
   if (!parsed.success) throw new RangeError(`invalid simulator options: ${z.prettifyError(parsed.error)}`);
-  return faultPlan === undefined ? parsed.data : { ...parsed.data, faultPlan };
+  // Checked here too: callers from plain JavaScript (or JSON config) bypass the type.
+  if (summaryFault !== undefined && !Object.values<string>(SummaryFault).includes(summaryFault)) {
+    throw new RangeError(
+      `invalid simulator options: summaryFault must be one of ${Object.values(SummaryFault).join(', ')}, not ${JSON.stringify(summaryFault)}`,
+    );
+  }
+  return {
+    ...parsed.data,
+    ...(faultPlan === undefined ? {} : { faultPlan }),
+    ...(summaryFault === undefined ? {} : { summaryFault }),
+  };
 }
 
 /** A plan from a table of request index → fault; indexes not listed are served normally. */

@@ -3,8 +3,11 @@
  * request to the next assistant reply, so a retried request gets a byte-identical answer.
  */
 import type { ChatMessage, ToolCall } from '../model/messages';
+import { isSummaryMessage } from '../model/summaryFormat';
+import { parseViewMarker } from '../model/viewFormat';
 import { hashInt, shortHash } from './hash';
 import type { ByteRange, ResolvedSimulatorOptions } from './options';
+import { summaryProgress } from './summaryParts';
 
 export type AssistantReply = Extract<ChatMessage, { role: 'assistant' }>;
 export type ScriptOptions = Pick<ResolvedSimulatorOptions, 'defaultSteps' | 'followUpSteps' | 'outputBytes' | 'marker'>;
@@ -15,6 +18,7 @@ export const SimTool = {
   writeFile: 'write_file',
   runCommand: 'run_command',
   readFile: 'read_file',
+  readOutput: 'read_output',
   finish: 'finish',
 } as const;
 export type SimTool = (typeof SimTool)[keyof typeof SimTool];
@@ -53,7 +57,10 @@ export function stepOfCallId(id: string): number | undefined {
   return found === null ? undefined : Number(found[1]);
 }
 
-/** The current turn: from the last user message to the end of the request. */
+/**
+ * The current turn: from the last user message that opens a turn to the end of the request. A
+ * compaction summary is a user message too, but it stands in for earlier steps and opens nothing.
+ */
 interface Turn {
   readonly userText: string;
   /** Hash of the turn's user message, shared by its call ids and file names. */
@@ -71,16 +78,22 @@ function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean, befo
   return -1;
 }
 
+function opensTurn(message: ChatMessage): message is Extract<ChatMessage, { role: 'user' }> {
+  return message.role === 'user' && !isSummaryMessage(message.content);
+}
+
 function findTurn(messages: readonly ChatMessage[], userIndex: number, options: ScriptOptions): Turn {
   const userText = messages[userIndex]?.content ?? '';
-  const isTask = messages.findIndex((message) => message.role === 'user') === userIndex;
+  // When compaction summarized a later turn's opening message away, the pinned task is all that is
+  // left, and the turn is taken to be the task's (its budget, its finish).
+  const isTask = messages.findIndex(opensTurn) === userIndex;
   const directive = parseDirective(userText);
   const budget = directive?.steps ?? (isTask ? options.defaultSteps : options.followUpSteps);
   // An output size set earlier (usually by the task) holds until a later directive changes it.
   let output = options.outputBytes;
   for (let index = userIndex; index >= 0; index -= 1) {
     const message = messages[index];
-    const earlier = message?.role === 'user' ? parseDirective(message.content)?.output : undefined;
+    const earlier = message !== undefined && opensTurn(message) ? parseDirective(message.content)?.output : undefined;
     if (earlier !== undefined) {
       output = earlier;
       break;
@@ -89,9 +102,14 @@ function findTurn(messages: readonly ChatMessage[], userIndex: number, options: 
   return { userText, hash: shortHash(userText), isTask, budget, output };
 }
 
+/** The text with its `[sim …]` directive taken out: plumbing for the simulator, not part of what was asked. */
+export function withoutDirective(text: string): string {
+  return text.replace(DIRECTIVE, ' ').trim();
+}
+
 /** The first words of a message, directive removed, for replies that quote it. */
 export function firstWords(text: string, count = 8): string {
-  const words = text.replace(DIRECTIVE, ' ').trim().split(/\s+/).filter((word) => word !== '');
+  const words = withoutDirective(text).split(/\s+/).filter((word) => word !== '');
   return words.slice(0, count).join(' ') + (words.length > count ? '…' : '');
 }
 
@@ -189,9 +207,32 @@ function say(content: string): AssistantReply {
   return { role: 'assistant', content };
 }
 
+/**
+ * With no step of the turn left in the context (compaction summarized them all), the newest summary
+ * after the turn's opening message says where the turn was.
+ */
+function stepAfterSummary(messages: readonly ChatMessage[], userIndex: number): number | undefined {
+  const summaryIndex = lastIndexWhere(messages, (message) => message.role === 'user' && isSummaryMessage(message.content));
+  const found = summaryIndex > userIndex ? messages[summaryIndex] : undefined;
+  const lastStep = found === undefined ? undefined : summaryProgress(found.content ?? '').lastStep;
+  return lastStep === undefined ? undefined : lastStep + 1;
+}
+
+/** An agent that just got a cut output reads on where the cut began, as a real one would. */
+function pageThroughView(messages: readonly ChatMessage[], turn: Turn, step: number): AssistantReply | undefined {
+  const newest = messages[messages.length - 1];
+  const view = newest?.role === 'tool' ? parseViewMarker(newest.content) : undefined;
+  if (!view) return undefined;
+  return act(turn, step, `Step ${step} of ${turn.budget}: that output was cut; reading on in the original.`, SimTool.readOutput, {
+    seq: view.seq,
+    offset: view.offset,
+    limit: 2000,
+  });
+}
+
 /** The next reply of the scripted agent; same messages and options → the same reply. */
 export function nextReply(messages: readonly ChatMessage[], options: ScriptOptions): AssistantReply {
-  const userIndex = lastIndexWhere(messages, (message) => message.role === 'user');
+  const userIndex = lastIndexWhere(messages, opensTurn);
   if (userIndex < 0) return say('There is no user message yet, so there is nothing for me to do.');
   const turn = findTurn(messages, userIndex, options);
 
@@ -211,9 +252,11 @@ export function nextReply(messages: readonly ChatMessage[], options: ScriptOptio
     step = (stepOfCallId(lastCall.id) ?? counted) + 1;
     // An agent that keeps going after `finish` gets the answer again instead of a second finish.
     if (lastCall.function.name === SimTool.finish) return say(summary(turn));
+  } else {
+    step = stepAfterSummary(messages, userIndex) ?? step;
   }
 
-  if (step <= turn.budget) return stepReply(turn, step, options.marker);
+  if (step <= turn.budget) return pageThroughView(messages, turn, step) ?? stepReply(turn, step, options.marker);
   if (turn.isTask) {
     return act(turn, step, 'All steps are done; reporting the result.', SimTool.finish, { answer: summary(turn) });
   }

@@ -3,11 +3,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { injectedStatus, invalidRequest, notFound, type ErrorResponse } from './errors';
-import { resolveSimulatorOptions, type Fault, type ResolvedSimulatorOptions, type SimulatorOptions } from './options';
+import { resolveSimulatorOptions, SummaryFault, type Fault, type ResolvedSimulatorOptions, type SimulatorOptions } from './options';
 import { completionBody, SIM_CREATED } from './response';
 import { nextReply } from './script';
 import { RejectionReason, StatsRecorder, type SimulatorStats } from './stats';
 import { validateChatRequest } from './strict';
+import { isSummarizationRequest, summaryReply } from './summarize';
 
 /** Printed wherever the simulator answers, so nobody mistakes its output for a real model's. */
 export const SIMULATOR_BANNER =
@@ -108,10 +109,17 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
       return sendError(res, validation.error);
     }
     const { request, tools, promptTokens } = validation;
-    const reply = nextReply(request.messages, settings);
+    const summarizing = isSummarizationRequest(request.messages);
+    if (summarizing && settings.summaryFault === SummaryFault.fail) {
+      // Only the summarizer breaks: the session's ordinary requests keep being served.
+      stats.reject(RejectionReason.injected);
+      return sendError(res, injectedStatus(500));
+    }
+    const reply = summarizing ? summaryReply(request.messages, settings.summaryFault) : nextReply(request.messages, settings);
     const requestKey = JSON.stringify([request.model, request.messages, tools]);
     const lastMessage = request.messages[request.messages.length - 1];
     stats.answered({ promptTokens, messageCount: request.messages.length, lastRole: lastMessage?.role ?? 'user' });
+    if (summarizing) stats.summaryAnswered();
     sendJson(res, 200, completionBody(settings.model, requestKey, reply, promptTokens), {
       'x-request-id': `req_sim_${index}`,
     });

@@ -25,6 +25,8 @@ export interface SimulatorStats {
   /** Over answered requests only: a rejected prompt was never "used". */
   readonly maxPromptTokens: number;
   readonly totalPromptTokens: number;
+  /** Summarization requests answered (a summary, garbage or too long), also counted in the totals above. */
+  readonly summaryRequests: number;
   /** The last SAMPLE_LIMIT answered requests, oldest first. */
   readonly recent: readonly RequestSample[];
 }
@@ -47,6 +49,7 @@ export class StatsRecorder {
   private rejected = zeroRejections();
   private maxPromptTokens = 0;
   private totalPromptTokens = 0;
+  private summaryRequests = 0;
   private samples: RequestSample[] = [];
 
   request(): void {
@@ -64,11 +67,17 @@ export class StatsRecorder {
     if (this.samples.length > SAMPLE_LIMIT) this.samples.splice(0, this.samples.length - SAMPLE_LIMIT);
   }
 
+  /** Call after `answered` for a request that asked for a summary. */
+  summaryAnswered(): void {
+    this.summaryRequests += 1;
+  }
+
   reset(): void {
     this.requests = 0;
     this.rejected = zeroRejections();
     this.maxPromptTokens = 0;
     this.totalPromptTokens = 0;
+    this.summaryRequests = 0;
     this.samples = [];
   }
 
@@ -79,6 +88,7 @@ export class StatsRecorder {
       rejected: { ...this.rejected },
       maxPromptTokens: this.maxPromptTokens,
       totalPromptTokens: this.totalPromptTokens,
+      summaryRequests: this.summaryRequests,
       recent: this.samples.map((sample) => ({ ...sample })),
     };
   }

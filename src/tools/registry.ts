@@ -3,6 +3,7 @@ import type { ToolSpec } from '../model/messages';
 import { finishTool } from './builtin/finish';
 import { listFilesTool } from './builtin/listFiles';
 import { readFileTool } from './builtin/readFile';
+import { readOutputTool } from './builtin/readOutput';
 import { runCommandTool } from './builtin/runCommand';
 import { writeFileTool } from './builtin/writeFile';
 import { type Tool, toolSpec } from './tool';
@@ -32,7 +33,14 @@ export class ToolRegistry {
   }
 }
 
-export const builtinTools: readonly Tool[] = [readFileTool, writeFileTool, listFilesTool, runCommandTool, finishTool];
+export const builtinTools: readonly Tool[] = [
+  readFileTool,
+  writeFileTool,
+  listFilesTool,
+  runCommandTool,
+  readOutputTool,
+  finishTool,
+];
 
 export function createBuiltinRegistry(): ToolRegistry {
   return new ToolRegistry(builtinTools);

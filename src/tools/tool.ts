@@ -16,6 +16,14 @@ export interface ToolContext {
   readonly timeoutMs: number;
   /** Longest output a tool returns; longer output is cut with a marker. */
   readonly outputCapChars: number;
+  /** The current session's stored transcript, for tools that page through originals the context shows cut. */
+  readonly transcript?: TranscriptReader;
+}
+
+/** A narrow, read-only view of one session's transcript store, built by the activity for the current session. */
+export interface TranscriptReader {
+  /** The full original text of the tool output stored under `seq`; undefined when there is no such seq or it is not a tool output. */
+  readOutput(seq: number): Promise<string | undefined>;
 }
 
 /** What a tool call produced: the text the model sees, and whether the agent declared itself done. */
