@@ -4,7 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ApplicationFailure } from '@temporalio/activity';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../src/activities';
+import type { SummarizeInput, SummarizeResult } from '../src/activities/types';
+import { isSummaryMessage, SUMMARY_SECTIONS } from '../src/model/summaryFormat';
+import type { SimulatorOptions } from '../src/simulator/options';
+import { totalRejected } from '../src/simulator/stats';
 import { createModelClient } from '../src/model/client';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
@@ -74,5 +80,92 @@ describe('activities on retry', () => {
     });
     assert.deepEqual(measures.map((measure) => [measure.seq, measure.role]), [[0, 'system'], [1, 'user']]);
     assert.ok(measures.every((measure) => measure.tokens > 4));
+  });
+});
+
+describe('summarize activity', () => {
+  let dir: string;
+  let store: SqliteTranscriptStore;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentd-summarize-'));
+    store = new SqliteTranscriptStore(join(dir, 'transcripts.db'));
+  });
+  after(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** system, task, then `steps` steps of one write_file call and a ~`outputChars` result each. */
+  async function conversation(sessionId: string, steps: number, outputChars: number): Promise<number> {
+    await store.put(sessionId, 0, { role: 'system', content: 'You are a careful agent.' });
+    await store.put(sessionId, 1, { role: 'user', content: 'Port the parser. CONSTRAINT: keep the public API unchanged.' });
+    let seq = 2;
+    for (let step = 1; step <= steps; step++) {
+      const id = `call_${step}_0_test`;
+      const args = JSON.stringify({ path: `src/part-${step}.ts`, content: `export const part${step} = ${step};` });
+      await store.put(sessionId, seq++, {
+        role: 'assistant',
+        content: `Writing part ${step}.`,
+        tool_calls: [{ id, type: 'function', function: { name: 'write_file', arguments: args } }],
+      });
+      await store.put(sessionId, seq++, { role: 'tool', tool_call_id: id, content: `line ${step}\n`.repeat(outputChars / 8) });
+    }
+    return seq - 1;
+  }
+
+  async function summarizeWith(simulatorOptions: SimulatorOptions, input: Omit<SummarizeInput, 'model'>) {
+    const simulator = await startSimulator(simulatorOptions);
+    try {
+      const activities = createActivities({
+        store,
+        model: createModelClient({ baseURL: simulator.baseURL }),
+        tools: createBuiltinRegistry(),
+        workspaceRoot: join(dir, 'workspaces'),
+      });
+      const result: SummarizeResult = await new MockActivityEnvironment().run(activities.summarize, { ...input, model: 'agentd-sim' });
+      return { result, stats: simulator.stats() };
+    } finally {
+      await simulator.stop();
+    }
+  }
+
+  it('writes a sectioned summary, shorter than the region, as a marked user message', async () => {
+    const last = await conversation('sum-1', 6, 2000);
+    const { result, stats } = await summarizeWith({}, {
+      sessionId: 'sum-1', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]],
+      budgetTokens: 2000, contextWindow: 32_768,
+    });
+    assert.equal(result.calls, 1);
+    assert.equal(stats.summaryRequests, 1);
+    const stored = await store.get('sum-1', last + 1);
+    assert.ok(isSummaryMessage(stored?.message.content), 'the body starts with the summary marker');
+    for (const section of SUMMARY_SECTIONS) assert.match(stored!.message.content!, new RegExp(`## ${section}`));
+    assert.match(stored!.message.content!, /keep the public API unchanged/, 'the constraint survives');
+    const regionTokens = (await store.list('sum-1')).filter((row) => row.seq >= 2 && row.seq <= last).reduce((sum, row) => sum + row.tokens, 0);
+    assert.ok(result.measure.tokens < regionTokens);
+  });
+
+  it('summarizes a region bigger than the window in chunks that each fit', async () => {
+    const last = await conversation('sum-2', 40, 4000);
+    const { result, stats } = await summarizeWith({ contextWindow: 16_384 }, {
+      sessionId: 'sum-2', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]],
+      budgetTokens: 1500, contextWindow: 16_384,
+    });
+    assert.ok(result.calls > 1, `expected several chunks, got ${result.calls}`);
+    assert.equal(stats.summaryRequests, result.calls);
+    assert.equal(totalRejected(stats), 0, 'every chunk fit the window');
+    assert.ok(stats.maxPromptTokens <= 16_384);
+  });
+
+  it('rejects a summary that is not shorter than what it replaces', async () => {
+    const last = await conversation('sum-3', 2, 200);
+    await assert.rejects(
+      summarizeWith({ summaryFault: 'long' }, {
+        sessionId: 'sum-3', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]],
+        budgetTokens: 2000, contextWindow: 32_768,
+      }),
+      (error: unknown) => error instanceof ApplicationFailure && error.type === 'SummaryRejected' && error.nonRetryable === true,
+    );
+    assert.equal(await store.get('sum-3', last + 1), undefined, 'nothing stored');
   });
 });

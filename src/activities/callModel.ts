@@ -1,6 +1,7 @@
 /** The model activity: loads the live context from the store, calls the endpoint, stores the reply. */
 import type OpenAI from 'openai';
 import { ChatMessageSchema, type ChatMessage } from '../model/messages';
+import { countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
 import type { ActivityDeps } from './deps';
@@ -10,10 +11,11 @@ import { toModelFailure } from './modelFailure';
 import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
 
 export function createCallModel({ store, model, tools }: ActivityDeps) {
+  const toolSchemaTokens = countToolTokens(tools.specs());
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
     // A retry after the reply was stored must not call (and bill) the model again.
     const stored = await store.get(input.sessionId, input.seq);
-    if (stored) return resultOf(stored, true);
+    if (stored) return resultOf(stored, true, toolSchemaTokens);
 
     const context = await store.getMany(input.sessionId, fromSeqRuns(input.context));
     const completion = await withHeartbeat((signal) =>
@@ -41,7 +43,7 @@ export function createCallModel({ store, model, tools }: ActivityDeps) {
       finishReason: completion.choices[0]?.finish_reason ?? null,
       model: completion.model,
     });
-    return resultOf(saved, false);
+    return resultOf(saved, false, toolSchemaTokens);
   };
 }
 
@@ -59,7 +61,7 @@ function replyOf(completion: OpenAI.Chat.Completions.ChatCompletion): ChatMessag
   return parsed.data;
 }
 
-function resultOf(stored: StoredMessage, replayed: boolean): CallModelResult {
+function resultOf(stored: StoredMessage, replayed: boolean, toolSchemaTokens: number): CallModelResult {
   const { message } = stored;
   if (message.role !== 'assistant') {
     throw new Error(`seq ${stored.seq} of session ${stored.sessionId} holds a ${message.role} message, not a reply`);
@@ -71,6 +73,7 @@ function resultOf(stored: StoredMessage, replayed: boolean): CallModelResult {
     toolCalls,
     ...(toolCalls.length === 0 ? { text: capText(message.content ?? '', ANSWER_PREVIEW_CHARS) } : {}),
     usage,
+    toolSchemaTokens,
     replayed,
   };
 }

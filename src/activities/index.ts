@@ -1,14 +1,18 @@
 /** All activities of a worker, built from its dependencies (store, model endpoint, tools). */
 import { createCallModel } from './callModel';
+import { createCutToolResults } from './cutToolResults';
 import type { ActivityDeps } from './deps';
 import { createRunTool } from './runTool';
 import { createStoreMessages } from './storeMessages';
+import { createSummarize } from './summarize';
 
 export function createActivities(deps: ActivityDeps) {
   return {
     storeMessages: createStoreMessages(deps),
     callModel: createCallModel(deps),
     runTool: createRunTool(deps),
+    cutToolResults: createCutToolResults(deps),
+    summarize: createSummarize(deps),
   };
 }
 

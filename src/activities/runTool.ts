@@ -29,6 +29,13 @@ export function createRunTool({ store, tools, workspaceRoot }: ActivityDeps) {
           signal,
           timeoutMs: input.timeoutSeconds * 1000,
           outputCapChars: input.outputCapChars,
+          transcript: {
+            // Originals of this session's tool outputs only: a view's marker names them by seq.
+            readOutput: async (seq) => {
+              const row = await store.get(input.sessionId, seq);
+              return row?.message.role === 'tool' ? row.message.content : undefined;
+            },
+          },
         }),
       );
       output = outcome.output;

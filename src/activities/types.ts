@@ -34,6 +34,8 @@ export interface CallModelResult {
   /** The reply's text when it ends the turn (no tool calls), capped to `ANSWER_PREVIEW_CHARS`. */
   text?: string;
   usage: ModelUsage;
+  /** Tokens the tool definitions add to every request (our tokenizer), for the context estimate. */
+  toolSchemaTokens: number;
   /** True when the reply was already stored and the model was not called again. */
   replayed: boolean;
 }
@@ -69,5 +71,44 @@ export const ActivityFailureType = {
   modelRequestRejected: 'ModelRequestRejected',
   /** The endpoint is unreachable, overloaded or answered garbage: retried with backoff. */
   modelUnavailable: 'ModelUnavailable',
+  /** The model's summary was not shorter than what it replaces, or lacked its sections. */
+  summaryRejected: 'SummaryRejected',
 } as const;
 export type ActivityFailureType = (typeof ActivityFailureType)[keyof typeof ActivityFailureType];
+
+/** One head-and-tail view to store: `sourceSeq` is always an original body, never another view. */
+export interface ViewRequest {
+  sourceSeq: number;
+  viewSeq: number;
+  headChars: number;
+  tailChars: number;
+}
+
+export interface CutToolResultsInput {
+  sessionId: string;
+  views: ViewRequest[];
+}
+
+export interface SummarizeInput {
+  sessionId: string;
+  /** Where the summary message is stored. */
+  seq: number;
+  /** Pinned messages (system prompt, task), replayed first so a provider's prompt cache can hit. */
+  pinned: SeqRun[];
+  /** The live seqs to summarize, in context order; a previous summary among them is merged. */
+  region: SeqRun[];
+  /** The original seqs the summary will stand for, named in its header. */
+  covers: SeqRun[];
+  model: string;
+  /** Output limit of the summary, in tokens. */
+  budgetTokens: number;
+  /** The session's usable window: a region too big for one request is summarized in chunks. */
+  contextWindow: number;
+}
+
+export interface SummarizeResult {
+  measure: MessageMeasure;
+  usage: ModelUsage;
+  /** Model calls it took (more than one when the region was summarized in chunks). */
+  calls: number;
+}

@@ -1,7 +1,7 @@
 /** Prints a session's progress as it runs, by polling the `state` query, until its result arrives. */
 import type { SessionClient } from '../client/sessionClient';
 import type { SessionResult, SessionState } from '../session/state';
-import { renderToolCall } from './render';
+import { renderNotice, renderToolCall } from './render';
 
 export async function followSession(
   sessions: SessionClient,
@@ -14,6 +14,7 @@ export async function followSession(
     done = true;
   });
   let lastSeq = -1;
+  let noticesSeen = 0;
   let lastStatus: string | undefined;
   const report = (state: SessionState) => {
     if (state.status !== lastStatus) {
@@ -24,6 +25,10 @@ export async function followSession(
       if (call.seq > lastSeq) print(`[${sessionId}] ${renderToolCall(call)}`);
     }
     lastSeq = Math.max(lastSeq, ...state.lastToolCalls.map((call) => call.seq));
+    const { notices, noticesTotal } = state.compaction;
+    const fresh = Math.min(noticesTotal - noticesSeen, notices.length);
+    for (const notice of notices.slice(notices.length - fresh)) print(`[${sessionId}] ${renderNotice(notice)}`);
+    noticesSeen = noticesTotal;
   };
   // Polling stops as soon as the result is in; a query that fails meanwhile is just skipped.
   const poll = (async () => {

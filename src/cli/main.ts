@@ -3,6 +3,7 @@ import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { SessionInputError } from '../session/input';
 import { ExitCode, UsageError, type Command } from './command';
 import { cancelCommand } from './commands/cancel';
+import { compactCommand } from './commands/compact';
 import { demoCommand } from './commands/demo';
 import { devCommand } from './commands/dev';
 import { listCommand } from './commands/list';
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   startCommand,
   statusCommand,
   sendCommand,
+  compactCommand,
   listCommand,
   cancelCommand,
   transcriptCommand,

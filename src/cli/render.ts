@@ -1,5 +1,5 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
-import type { SessionResult, SessionState, ToolCallRecord } from '../session/state';
+import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
 
 export function kTokens(tokens: number): string {
   return tokens >= 1000 ? `${(tokens / 1000).toFixed(tokens >= 100_000 ? 0 : 1)}k` : String(tokens);
@@ -13,6 +13,7 @@ export function renderState(state: SessionState): string {
     `model     ${state.model}`,
     `progress  turn ${state.turn}/${state.maxTurns}, step ${state.step}/${state.maxSteps}`,
     `context   ${kTokens(state.context.tokens)} / ${kTokens(state.context.window)} tokens (${fill}%), ${state.context.messages} messages`,
+    `trigger   ${kTokens(state.compaction.trigger)} tokens; ${state.compaction.compactions} compaction(s); breaker ${state.compaction.breaker.open ? 'OPEN' : 'closed'} (${state.compaction.breaker.consecutiveFailures} consecutive failures)`,
     `usage     ${state.usage.modelCalls} model calls, ${kTokens(state.usage.promptTokens)} prompt + ${kTokens(state.usage.completionTokens)} completion tokens`,
   ];
   if (state.pendingMessages > 0) lines.push(`pending   ${state.pendingMessages} message(s)`);
@@ -20,6 +21,7 @@ export function renderState(state: SessionState): string {
     lines.push('recent tool calls:');
     for (const call of state.lastToolCalls) lines.push(`  ${renderToolCall(call)}`);
   }
+  for (const notice of state.compaction.notices.slice(-5)) lines.push(`  ${renderNotice(notice)}`);
   for (const warning of state.warnings) lines.push(`warning   ${warning}`);
   if (state.answer) lines.push(`answer    ${state.answer}`);
   return lines.join('\n');
@@ -35,4 +37,12 @@ export function renderResult(result: SessionResult): string {
       `${result.usage.modelCalls} model calls (${kTokens(result.usage.promptTokens)} prompt tokens)`,
     `answer: ${result.answer}`,
   ].join('\n');
+}
+
+/** `context compacted: 182k → 41k (summary)`, or what failed. */
+export function renderNotice(notice: CompactionNotice): string {
+  const where = `step ${notice.step}, ${notice.reason}`;
+  if (notice.failed) return `compaction failed (${notice.strategy}, ${where}): ${notice.failed}`;
+  const verb = notice.strategy === 'truncate' ? 'context truncated' : 'context compacted';
+  return `${verb}: ${kTokens(notice.tokensBefore)} → ${kTokens(notice.tokensAfter)} (${notice.strategy}, ${where})`;
 }

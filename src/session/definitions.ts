@@ -2,9 +2,9 @@
  * The session's public API: workflow type, task queue, query and signal names. Defined once here and
  * used by the workflow, the CLI and the tests; the stock `temporal` CLI uses the same names.
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { SessionState } from './state';
+import type { CompactNowResult, SessionState } from './state';
 
 export const WORKFLOW_TYPE = 'agentSession';
 export const TASK_QUEUE = 'agentd';
@@ -15,3 +15,8 @@ export const MessageSignalSchema = z.object({ text: z.string().trim().min(1, 'mu
 export type MessageSignal = z.infer<typeof MessageSignalSchema>;
 /** A user message for the next turn. */
 export const messageSignal = defineSignal<[MessageSignal]>('message');
+
+/** Ask for a manual compaction, fire-and-forget: it runs before the next model call (or at once when waiting). */
+export const compactSignal = defineSignal('compact');
+/** Run a manual compaction and return what it did; rejected for a finished session or one already compacting. */
+export const compactNowUpdate = defineUpdate<CompactNowResult>('compactNow');

@@ -3,6 +3,7 @@
  * Pure (no I/O), so the workflow bundle can import it.
  */
 import { z } from 'zod';
+import { compactionSettingsIssues, CompactionSettingsSchema } from '../policy/settings';
 import { describeZodError } from './validation';
 
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -31,8 +32,17 @@ export const SessionInputSchema = z
     /** Longest tool output kept; longer output keeps its head and tail. @default 200000 */
     toolOutputCapChars: z.number().int().min(1000).default(200_000),
     maxOutputTokens: z.number().int().positive().optional(),
+    /** Compaction rules (DESIGN §5); every number has a default and may be overridden per session. */
+    compaction: CompactionSettingsSchema.default(CompactionSettingsSchema.parse({})),
   })
-  .strict();
+  .strict()
+  .superRefine((input, context) => {
+    // Defaults written for large windows must not contradict each other on a small one.
+    for (const issue of compactionSettingsIssues(input.contextWindow, input.compaction)) {
+      const path = issue.field === 'contextWindow' ? ['contextWindow'] : ['compaction', issue.field];
+      context.addIssue({ code: 'custom', path, message: issue.message });
+    }
+  });
 
 /** What a caller writes: every defaulted field may be left out. */
 export type SessionInputDraft = z.input<typeof SessionInputSchema>;

@@ -32,6 +32,48 @@ export interface ToolCallRecord {
   isError: boolean;
 }
 
+/** One compaction (or truncation) as the state query and the CLI show it. */
+export interface CompactionNotice {
+  /** Workflow time of the compaction. */
+  at: string;
+  turn: number;
+  step: number;
+  reason: 'auto' | 'manual' | 'reactive';
+  strategy: 'prune' | 'summary' | 'truncate';
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Original seqs the summary covers, as runs. */
+  coveredSeqs: ReadonlyArray<readonly [number, number]>;
+  /** Original seqs a truncation dropped from the context (still in the store), as runs. */
+  truncatedSeqs: ReadonlyArray<readonly [number, number]>;
+  /** Tool results replaced by head-and-tail views. */
+  replaced?: number;
+  summarySeq?: number;
+  /** Set when the compaction failed (it counts on the breaker); the reason in words. */
+  failed?: string;
+}
+
+export interface CompactionReport {
+  /** Auto-compaction starts at this estimate. */
+  trigger: number;
+  breaker: { consecutiveFailures: number; open: boolean };
+  /** Successful compactions and truncations so far. */
+  compactions: number;
+  byStrategy: { prune: number; summary: number; truncate: number };
+  /** Notices ever recorded, failures included; `notices` keeps only the newest. */
+  noticesTotal: number;
+  /** The newest notices, oldest first. */
+  notices: CompactionNotice[];
+}
+
+/** What `compactNow` answers: the notice of the compaction, or why there was none. */
+export interface CompactNowResult {
+  compacted: boolean;
+  notice?: CompactionNotice;
+  /** Set when nothing was done (e.g. `nothing_to_compact`). */
+  reason?: string;
+}
+
 export interface SessionState {
   sessionId: string;
   status: SessionStatus;
@@ -48,6 +90,7 @@ export interface SessionState {
     messages: number;
   };
   usage: UsageTotals;
+  compaction: CompactionReport;
   /** The newest tool calls, oldest first. */
   lastToolCalls: ToolCallRecord[];
   pendingMessages: number;

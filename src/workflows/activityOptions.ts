@@ -26,6 +26,29 @@ export function sessionActivities(input: SessionInput) {
     heartbeatTimeout: '20 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
+  const compaction = proxyActivities<Pick<Activities, 'cutToolResults'>>({
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+  });
+  const summary = proxyActivities<Pick<Activities, 'summarize'>>({
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '20 seconds',
+    // Few attempts: a failed summary counts on the breaker, and the session goes on without it.
+    retry: {
+      initialInterval: '2 seconds',
+      maximumInterval: '30 seconds',
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: [ActivityFailureType.contextOverflow, ActivityFailureType.modelRequestRejected],
+    },
+  });
   // proxyActivities returns Proxies with no own keys, so spreading them would copy nothing.
-  return { storeMessages: store.storeMessages, callModel: model.callModel, runTool: tools.runTool };
+  return {
+    storeMessages: store.storeMessages,
+    callModel: model.callModel,
+    runTool: tools.runTool,
+    cutToolResults: compaction.cutToolResults,
+    summarize: summary.summarize,
+  };
 }
+
+export type SessionActivities = ReturnType<typeof sessionActivities>;

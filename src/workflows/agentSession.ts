@@ -3,7 +3,7 @@
  * Handlers first, then the loop; state and handler bodies live in `AgentSession`.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import { messageSignal, stateQuery } from '../session/definitions';
+import { compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
 import { InvalidSessionInput, parseSessionInput, SessionInputError, type SessionInput } from '../session/input';
 import { SessionOutcome, type SessionResult } from '../session/state';
 import { AgentSession } from './session';
@@ -12,6 +12,8 @@ export async function agentSession(rawInput: unknown): Promise<SessionResult> {
   const session = new AgentSession(workflowInfo().workflowId, validated(rawInput));
   setHandler(stateQuery, () => session.state());
   setHandler(messageSignal, (message) => session.receive(message));
+  setHandler(compactSignal, () => session.requestCompaction());
+  setHandler(compactNowUpdate, () => session.compactNow(), { validator: () => session.validateCompactNow() });
 
   try {
     await session.open();

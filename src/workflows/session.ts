@@ -2,16 +2,18 @@
  * The state of one agent session and the bodies of its handlers: the ledger, counters and the
  * step that calls the model and runs tools. Runs in the workflow sandbox; I/O happens in activities.
  */
-import { ApplicationFailure, condition, log } from '@temporalio/workflow';
-import type { CallModelResult } from '../activities/types';
+import { ActivityFailure, ApplicationFailure, condition, log } from '@temporalio/workflow';
+import { ActivityFailureType, type CallModelResult } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
-import { ledgerTokens, type LedgerEntry, type MessageMeasure } from '../policy/ledger';
+import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
 import { toSeqRuns } from '../policy/seqRuns';
+import { resolveCompactionSettings } from '../policy/settings';
 import { MessageSignalSchema } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import {
   SessionOutcome,
   SessionStatus,
+  type CompactNowResult,
   type SessionResult,
   type SessionState,
   type ToolCallRecord,
@@ -19,13 +21,16 @@ import {
 } from '../session/state';
 import { describeZodError } from '../session/validation';
 import { sessionActivities } from './activityOptions';
+import { CompactionController } from './compaction';
 
 const TOOL_CALLS_SHOWN = 10;
 const WARNINGS_KEPT = 20;
 
 export class AgentSession {
   private readonly activities;
-  private readonly ledger: LedgerEntry[] = [];
+  private readonly compaction: CompactionController;
+  /** The live context, in order; compaction replaces it wholesale. */
+  private ledger: LedgerEntry[] = [];
   private nextSeq = 0;
   private turn = 0;
   private step = 0;
@@ -37,12 +42,28 @@ export class AgentSession {
   private readonly warnings: string[] = [];
   private answer?: { text: string; seq?: number };
   private outcome?: SessionOutcome;
+  /** Manual compaction: requests are numbered so each `compactNow` gets the run that served it. */
+  private manualRequested = false;
+  private manualTickets = 0;
+  private manualServed = 0;
+  private lastManual: CompactNowResult = { compacted: false };
 
   constructor(
     readonly sessionId: string,
     readonly input: SessionInput,
   ) {
     this.activities = sessionActivities(input);
+    this.compaction = new CompactionController(
+      sessionId,
+      input.model,
+      resolveCompactionSettings(input.contextWindow, input.compaction),
+      this.activities,
+      () => this.allocateSeq(),
+    );
+  }
+
+  get finished(): boolean {
+    return this.status !== SessionStatus.running && this.status !== SessionStatus.waitingForMessage;
   }
 
   get turnEnded(): boolean {
@@ -83,13 +104,39 @@ export class AgentSession {
     this.pendingMessages.push(parsed.data.text);
   }
 
-  /** Waits (up to the session's `awaitMessagesSeconds`) for a message; false when none came. */
+  /** Handler of the `compact` signal: a manual compaction before the next model call. */
+  requestCompaction(): void {
+    this.manualRequested = true;
+  }
+
+  /** Validator of `compactNow`: refuses what cannot be served. */
+  validateCompactNow(): void {
+    if (this.finished) throw new Error(`session ${this.sessionId} is ${this.status}; nothing to compact`);
+    if (this.compaction.running) throw new Error(`session ${this.sessionId} is already compacting`);
+  }
+
+  /** Handler of `compactNow`: queues a manual compaction and returns what it did. */
+  async compactNow(): Promise<CompactNowResult> {
+    this.manualRequested = true;
+    const ticket = ++this.manualTickets;
+    await condition(() => this.manualServed >= ticket);
+    return this.lastManual;
+  }
+
+  /**
+   * Waits (up to the session's `awaitMessagesSeconds`) for a message; false when none came. Manual
+   * compactions asked for meanwhile run at once.
+   */
   async awaitNextMessage(): Promise<boolean> {
-    if (this.pendingMessages.length === 0 && this.input.awaitMessagesSeconds > 0) {
-      this.status = SessionStatus.waitingForMessage;
-      await condition(() => this.pendingMessages.length > 0, this.input.awaitMessagesSeconds * 1000);
-      this.status = SessionStatus.running;
+    const deadline = Date.now() + this.input.awaitMessagesSeconds * 1000;
+    this.status = SessionStatus.waitingForMessage;
+    for (;;) {
+      if (this.manualRequested) await this.runManualCompaction();
+      const remaining = deadline - Date.now();
+      if (this.pendingMessages.length > 0 || remaining <= 0) break;
+      await condition(() => this.pendingMessages.length > 0 || this.manualRequested, remaining);
     }
+    this.status = SessionStatus.running;
     return this.pendingMessages.length > 0;
   }
 
@@ -105,6 +152,8 @@ export class AgentSession {
   /** One step: a model call, then every tool call it declared, each answered in order. */
   async takeStep(): Promise<void> {
     this.step += 1;
+    if (this.manualRequested) await this.runManualCompaction();
+    await this.compact('auto');
     const reply = await this.callModel();
     this.usage.modelCalls += 1;
     this.usage.promptTokens += reply.usage.promptTokens;
@@ -127,7 +176,7 @@ export class AgentSession {
         timeoutSeconds: this.input.toolTimeoutSeconds,
         outputCapChars: this.input.toolOutputCapChars,
       });
-      this.record(result.measure);
+      this.ledger.push(await this.compaction.viewIfOversized(this.entryOf(result.measure)));
       this.noteToolCall({ step: this.step, name: result.toolName, seq: result.measure.seq, isError: result.isError });
       if (result.finished) {
         this.answer = { text: result.finished.answer, seq: result.measure.seq };
@@ -177,8 +226,13 @@ export class AgentSession {
       step: this.step,
       maxSteps: this.input.maxSteps,
       maxTurns: this.input.maxTurns,
-      context: { tokens: ledgerTokens(this.ledger), window: this.input.contextWindow, messages: this.ledger.length },
+      context: {
+        tokens: this.compaction.estimate(this.ledger),
+        window: this.input.contextWindow,
+        messages: this.ledger.length,
+      },
       usage: { ...this.usage },
+      compaction: this.compaction.report(),
       lastToolCalls: [...this.lastToolCalls],
       pendingMessages: this.pendingMessages.length,
       warnings: [...this.warnings],
@@ -187,14 +241,53 @@ export class AgentSession {
     };
   }
 
-  private callModel(): Promise<CallModelResult> {
-    return this.activities.callModel({
-      sessionId: this.sessionId,
-      seq: this.allocateSeq(),
-      context: toSeqRuns(this.ledger.map((entry) => entry.seq)),
-      model: this.input.model,
-      ...(this.input.maxOutputTokens ? { maxOutputTokens: this.input.maxOutputTokens } : {}),
-    });
+  /**
+   * The model call, with the reactive path of DESIGN §5: an overflow compacts (reason `reactive`)
+   * and retries, a second truncates and retries, a third fails the session. The reply's seq is
+   * allocated once: a rejected call stored nothing under it.
+   */
+  private async callModel(): Promise<CallModelResult> {
+    const seq = this.allocateSeq();
+    for (let overflows = 0; ; overflows++) {
+      const sent = [...this.ledger];
+      try {
+        const reply = await this.activities.callModel({
+          sessionId: this.sessionId,
+          seq,
+          context: toSeqRuns(sent.map((entry) => entry.seq)),
+          model: this.input.model,
+          ...(this.input.maxOutputTokens ? { maxOutputTokens: this.input.maxOutputTokens } : {}),
+        });
+        this.compaction.noteModelCall(sent, reply);
+        return reply;
+      } catch (error) {
+        if (!isContextOverflow(error)) throw error;
+        if (overflows === 0) await this.compact('reactive');
+        else if (overflows === 1) this.ledger = this.compaction.truncateNow(this.ledger, 'repeated_overflow', 'reactive', this.position()).ledger;
+        else throw this.fail(`the model rejected the context as too long three times at step ${this.step}`, ActivityFailureType.contextOverflow, error as Error);
+      }
+    }
+  }
+
+  /** Runs the decision for `request` and adopts the context it leaves. */
+  private async compact(request: 'auto' | 'manual' | 'reactive') {
+    const result = await this.compaction.run(this.ledger, request, this.position());
+    this.ledger = result.ledger;
+    return result;
+  }
+
+  private async runManualCompaction(): Promise<void> {
+    this.manualRequested = false;
+    const ticket = this.manualTickets;
+    const { notice, decision } = await this.compact('manual');
+    this.lastManual = notice
+      ? { compacted: notice.failed === undefined, notice }
+      : { compacted: false, reason: decision.kind === 'none' ? decision.reason : decision.kind };
+    this.manualServed = ticket;
+  }
+
+  private position() {
+    return { turn: this.turn, step: this.step };
   }
 
   private async append(messages: ChatMessage[], where: { turn: number; pinned?: boolean }): Promise<void> {
@@ -208,7 +301,11 @@ export class AgentSession {
   }
 
   private record(measure: MessageMeasure): void {
-    this.ledger.push({ ...measure, turn: this.turn, step: this.step });
+    this.ledger.push(this.entryOf(measure));
+  }
+
+  private entryOf(measure: MessageMeasure): LedgerEntry {
+    return { ...measure, turn: this.turn, step: this.step };
   }
 
   private allocateSeq(): number {
@@ -225,4 +322,12 @@ export class AgentSession {
     this.warnings.push(message);
     if (this.warnings.length > WARNINGS_KEPT) this.warnings.shift();
   }
+}
+
+function isContextOverflow(error: unknown): boolean {
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === ActivityFailureType.contextOverflow
+  );
 }

@@ -14,6 +14,9 @@ import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt } f
 import { followSession } from '../follow';
 import { renderResult } from '../render';
 
+/** A small window, so the simulated demo compacts a few times and prints the notices. */
+const DEMO_SIM_WINDOW = 32_768;
+
 const DEMO_TASK =
   'Set up a small project in the workspace: look around, write notes on the plan, run the test ' +
   'suite, read back what you wrote, and repeat until the work is done; then finish with a summary.';
@@ -28,10 +31,11 @@ Starts what is missing (the Temporal dev server on TEMPORAL_ADDRESS with its SQL
 is set), runs one autonomous session to completion while printing its steps, prints the result,
 and stops what it started.
 
-  --steps N            steps the simulator's scripted agent takes (default 24)
+  --steps N            steps the simulator's scripted agent takes (default 40)
   --task TEXT          the task (default: a small scripted project)
   --model NAME         model (env AGENTD_MODEL; agentd-sim without an endpoint)
-  --context-window N   usable window of that model, in tokens
+  --context-window N   usable window of that model, in tokens (simulator default: 32768, small enough
+                       that the demo shows compactions)
 ${CONNECTION_HELP}`,
   async run(argv) {
     const { values } = parse(argv, {
@@ -46,9 +50,9 @@ ${CONNECTION_HELP}`,
     const model = values.model ?? config.defaultModel;
     if (!model) throw new UsageError('--model: an endpoint is configured but no model given (or set AGENTD_MODEL)');
     const simulated = usesSimulator(config);
-    const steps = positiveInt('steps', values.steps) ?? 24;
-    const task = `${values.task ?? DEMO_TASK}${simulated ? ` [sim steps=${steps}]` : ''}`;
-    const contextWindow = positiveInt('context-window', values['context-window']);
+    const steps = positiveInt('steps', values.steps) ?? 40;
+    const task = `${values.task ?? DEMO_TASK}${simulated ? ` [sim steps=${steps} output=2000-20000]` : ''}`;
+    const contextWindow = positiveInt('context-window', values['context-window']) ?? (simulated ? DEMO_SIM_WINDOW : undefined);
 
     const server = await ensureServer(config);
     const worker = await startWorkerFromConfig(config, (line) => console.error(line));

@@ -17,6 +17,7 @@ The input is validated before anything is sent; a bad field is named and nothing
   --max-turns N            stop after N turns (default 10)
   --await-messages SECS    after a turn, wait this long for 'agentd send' before completing (default 0)
   --tool-timeout SECS      wall-clock limit of one tool call (default 120)
+  --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (README, Compaction)
   --id ID                  session id (default agent-<random>)
   --follow                 print progress until the session ends; exit 0 when it completes, 1 when it fails
   --json                   print {"sessionId": …} (with --follow: the result) as JSON
@@ -36,6 +37,7 @@ export const startCommand: Command = {
       'max-turns': { type: 'string' },
       'await-messages': { type: 'string' },
       'tool-timeout': { type: 'string' },
+      compaction: { type: 'string' },
       id: { type: 'string' },
       follow: { type: 'boolean' },
       json: { type: 'boolean' },
@@ -52,6 +54,7 @@ export const startCommand: Command = {
       ...defined('maxTurns', positiveInt('max-turns', values['max-turns'])),
       ...defined('awaitMessagesSeconds', positiveInt('await-messages', values['await-messages'])),
       ...defined('toolTimeoutSeconds', positiveInt('tool-timeout', values['tool-timeout'])),
+      ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
     const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
     const handle = await sessions.start(request, values.id ? { sessionId: values.id } : {});
@@ -65,6 +68,17 @@ export const startCommand: Command = {
     return ExitCode.ok;
   },
 };
+
+function jsonObject(flag: string, value: string | undefined): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // reported below with the flag's name
+  }
+  throw new UsageError(`--${flag}: expected a JSON object, got '${value}'`);
+}
 
 function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return value === undefined ? {} : ({ [key]: value } as { [P in K]: V });

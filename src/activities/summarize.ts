@@ -1,0 +1,116 @@
+/**
+ * The summary activity: the older region of the context goes to the session's own model, which
+ * writes a sectioned summary; a region too big for one request is summarized in chunks, each
+ * merging the summary so far. The summary is stored as a user message under a workflow seq.
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import type { ChatMessage } from '../model/messages';
+import { SUMMARY_SECTIONS, summaryMessageHeader } from '../model/summaryFormat';
+import { countMessageTokens, countToolTokens } from '../model/tokens';
+import { fromSeqRuns } from '../policy/seqRuns';
+import type { StoredMessage } from '../store/transcriptStore';
+import type { ActivityDeps } from './deps';
+import { withHeartbeat } from './heartbeat';
+import { measureOf } from './measure';
+import { toModelFailure } from './modelFailure';
+import { summarizeInstruction } from './summarizePrompt';
+import { ActivityFailureType, type ModelUsage, type SummarizeInput, type SummarizeResult } from './types';
+
+/** Room kept free in every summary request besides the summary budget: chat overheads, rounding. */
+const REQUEST_MARGIN_TOKENS = 1024;
+
+export function createSummarize({ store, model, tools }: ActivityDeps) {
+  const toolSpecs = tools.specs();
+  const toolTokens = countToolTokens(toolSpecs);
+
+  async function ask(messages: ChatMessage[], input: SummarizeInput, usage: ModelUsage): Promise<string> {
+    const completion = await withHeartbeat((signal) =>
+      model.chat.completions
+        .create(
+          // Same tools as the session's own calls, so the cached prefix matches; none may be called.
+          { model: input.model, messages, tools: toolSpecs, tool_choice: 'none', max_tokens: input.budgetTokens },
+          { signal },
+        )
+        .catch((error: unknown) => {
+          throw toModelFailure(error);
+        }),
+    );
+    usage.promptTokens += completion.usage?.prompt_tokens ?? 0;
+    usage.completionTokens += completion.usage?.completion_tokens ?? 0;
+    return completion.choices?.[0]?.message?.content ?? '';
+  }
+
+  return async function summarize(input: SummarizeInput): Promise<SummarizeResult> {
+    const existing = await store.get(input.sessionId, input.seq);
+    if (existing) return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0 };
+
+    const pinned = (await store.getMany(input.sessionId, fromSeqRuns(input.pinned))).map((row) => row.message);
+    const region = await store.getMany(input.sessionId, fromSeqRuns(input.region));
+    const instruction: ChatMessage = { role: 'user', content: summarizeInstruction(input.budgetTokens) };
+    const fixedTokens =
+      toolTokens + sum(pinned.map(countMessageTokens)) + countMessageTokens(instruction) + input.budgetTokens + REQUEST_MARGIN_TOKENS;
+    const chunks = chunkByStep(region, input.contextWindow - fixedTokens);
+
+    const usage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
+    let summary: ChatMessage | undefined;
+    for (const chunk of chunks) {
+      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, usage);
+      summary = { role: 'user', content: text };
+    }
+    const text = checkedSummary(summary?.content ?? '', region);
+    const covered = fromSeqRuns(input.covers);
+    const body: ChatMessage = {
+      role: 'user',
+      content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
+    };
+    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage });
+    return { measure: measureOf(saved), usage, calls: chunks.length };
+  };
+}
+
+/**
+ * Splits the region into requests that fit, only where a step starts (never between an assistant
+ * message and its tool results: a strict endpoint rejects such a request).
+ */
+function chunkByStep(region: StoredMessage[], budget: number): StoredMessage[][] {
+  const chunks: StoredMessage[][] = [];
+  let current: StoredMessage[] = [];
+  let tokens = 0;
+  for (const row of region) {
+    const startsStep = row.message.role !== 'tool';
+    if (startsStep && current.length > 0 && tokens + row.tokens > budget) {
+      chunks.push(current);
+      current = [];
+      tokens = 0;
+    }
+    current.push(row);
+    tokens += row.tokens;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** A summary must carry its sections and be shorter than what it replaces (no death spirals). */
+function checkedSummary(text: string, region: StoredMessage[]): string {
+  const missing = SUMMARY_SECTIONS.filter((section) => !text.includes(`## ${section}`));
+  if (text.trim() === '' || missing.length > SUMMARY_SECTIONS.length / 2) {
+    throw ApplicationFailure.create({
+      type: ActivityFailureType.summaryRejected,
+      message: `the summary lacks its sections (${missing.join(', ')})`,
+    });
+  }
+  const regionTokens = sum(region.map((row) => row.tokens));
+  const summaryTokens = countMessageTokens({ role: 'user', content: text });
+  if (summaryTokens >= regionTokens) {
+    throw ApplicationFailure.create({
+      type: ActivityFailureType.summaryRejected,
+      message: `the summary (${summaryTokens} tokens) is not shorter than what it replaces (${regionTokens} tokens)`,
+      nonRetryable: true,
+    });
+  }
+  return text;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, value) => total + value, 0);
+}

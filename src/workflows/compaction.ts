@@ -1,0 +1,256 @@
+/**
+ * Runs the compaction decision before every model call and carries out what it says: cut tool
+ * results, summarize the older region, or truncate whole steps. Holds the breaker, the usage
+ * anchor and the calibration, and records an event per compaction. Workflow code: I/O goes through
+ * activities; the rules are in `src/policy`.
+ */
+import { ActivityFailure, log } from '@temporalio/workflow';
+import type { CallModelResult, ViewRequest } from '../activities/types';
+import {
+  applyCompaction,
+  applyTruncation,
+  calibrate,
+  CLOSED_BREAKER,
+  decide,
+  decideTruncation,
+  estimateContext,
+  isOversized,
+  oversizedView,
+  rawContextTokens,
+  recordFailure,
+  recordSuccess,
+  verifyCompaction,
+  type AppliedCompaction,
+  type BreakerState,
+  type CompactDecision,
+  type CompactionRequest,
+  type CompactionResults,
+  type Decision,
+  type LedgerEntry,
+  type ResolvedCompactionSettings,
+  type TruncateWhy,
+  type UsageAnchor,
+  type ViewCut,
+  toSeqRuns,
+} from '../policy';
+import type { CompactionNotice } from '../session/state';
+import type { SessionActivities } from './activityOptions';
+
+const NOTICES_KEPT = 20;
+
+/** Where in the session a compaction happened, for its notice. */
+export interface SessionPosition {
+  turn: number;
+  step: number;
+}
+
+export class CompactionController {
+  breaker: BreakerState = { ...CLOSED_BREAKER };
+  private anchor?: UsageAnchor;
+  private calibration = 1;
+  private toolSchemaTokens = 0;
+  private readonly done: Record<CompactionNotice['strategy'], number> = { prune: 0, summary: 0, truncate: 0 };
+  private noticesTotal = 0;
+  private readonly notices: CompactionNotice[] = [];
+  /** True while a compaction runs: `compactNow` refuses to queue behind it. */
+  running = false;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly model: string,
+    private readonly settings: ResolvedCompactionSettings,
+    private readonly activities: SessionActivities,
+    private readonly allocateSeq: () => number,
+  ) {}
+
+  /** Estimated prompt tokens of the next request for `ledger`. */
+  estimate(ledger: readonly LedgerEntry[]): number {
+    return estimateContext(ledger, this.estimateInput(), this.settings.perMessageOverheadTokens).tokens;
+  }
+
+  /** The record the `state` query shows. */
+  report() {
+    return {
+      trigger: this.settings.triggerTokens,
+      breaker: { ...this.breaker },
+      compactions: this.done.prune + this.done.summary + this.done.truncate,
+      byStrategy: { ...this.done },
+      noticesTotal: this.noticesTotal,
+      notices: [...this.notices],
+    };
+  }
+
+  /** After a model call: anchor the estimate on what the server measured, and calibrate our counts. */
+  noteModelCall(ledgerSent: readonly LedgerEntry[], reply: CallModelResult): void {
+    this.toolSchemaTokens = reply.toolSchemaTokens;
+    if (reply.usage.promptTokens <= 0) return;
+    const ours = rawContextTokens(ledgerSent, this.settings.perMessageOverheadTokens, this.toolSchemaTokens);
+    this.calibration = calibrate(this.calibration, reply.usage.promptTokens, ours);
+    this.anchor = { ...reply.usage, lastSeq: reply.measure.seq };
+  }
+
+  /**
+   * Decides and, when the decision says so, compacts or truncates. Returns the ledger to use and
+   * the notice of what was done (undefined when nothing was).
+   */
+  async run(
+    ledger: LedgerEntry[],
+    request: CompactionRequest,
+    at: SessionPosition,
+  ): Promise<{ ledger: LedgerEntry[]; notice?: CompactionNotice; decision: Decision }> {
+    const decision = decide({
+      ledger,
+      settings: this.settings,
+      estimateInput: this.estimateInput(),
+      breaker: this.breaker,
+      request,
+    });
+    if (decision.kind === 'none') return { ledger, decision };
+    if (decision.kind === 'truncate') return { ...this.truncate(ledger, decision, at), decision };
+    this.running = true;
+    try {
+      return { ...(await this.compact(ledger, decision, at)), decision };
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Model-free truncation asked for by the workflow itself (e.g. a second overflow). */
+  truncateNow(
+    ledger: LedgerEntry[],
+    why: TruncateWhy,
+    request: CompactionRequest,
+    at: SessionPosition,
+  ): { ledger: LedgerEntry[]; notice?: CompactionNotice } {
+    const decision = decideTruncation(
+      { ledger, settings: this.settings, estimateInput: this.estimateInput(), breaker: this.breaker, request },
+      why,
+    );
+    return decision.kind === 'truncate' ? this.truncate(ledger, decision, at) : { ledger };
+  }
+
+  /** A tool result too big to ever fit is replaced right away by a view `read_output` pages through. */
+  async viewIfOversized(entry: LedgerEntry): Promise<LedgerEntry> {
+    if (!isOversized(entry, this.settings, this.settings.contextWindow)) return entry;
+    const cut = oversizedView(entry, this.settings, this.settings.contextWindow);
+    if (!cut) return entry;
+    const [measure] = await this.activities.cutToolResults({ sessionId: this.sessionId, views: [this.viewRequest(entry, cut)] });
+    if (!measure) return entry;
+    return { ...entry, ...measure, kind: 'view', replaces: entry.replaces ?? entry.seq };
+  }
+
+  private async compact(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition) {
+    const bySeq = new Map(ledger.map((entry) => [entry.seq, entry]));
+    const cuts = decision.strategy === 'summary' ? decision.tailCuts : [...decision.prune, ...decision.tailCuts];
+    let applied: AppliedCompaction;
+    try {
+      const results: CompactionResults = {};
+      if (cuts.length > 0) {
+        const requests = cuts.map((cut) => this.viewRequest(bySeq.get(cut.seq)!, cut));
+        const measures = await this.activities.cutToolResults({ sessionId: this.sessionId, views: requests });
+        Object.assign(results, {
+          views: measures.map((measure, index) => ({ replacedSeq: cuts[index]!.seq, ...measure })),
+        });
+      }
+      if (decision.strategy === 'summary') {
+        const summary = await this.activities.summarize({
+          sessionId: this.sessionId,
+          seq: this.allocateSeq(),
+          pinned: toSeqRuns(decision.pinned),
+          region: decision.summarize,
+          covers: decision.covers,
+          model: this.model,
+          budgetTokens: decision.summaryBudgetTokens,
+          contextWindow: this.settings.contextWindow,
+        });
+        Object.assign(results, { summary: summary.measure });
+      }
+      applied = applyCompaction(ledger, decision, results);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      return this.failed(ledger, decision, at, `${error.activityType} failed: ${error.cause?.message ?? error.message}`);
+    }
+    const verdict = verifyCompaction(decision, applied);
+    if (!verdict.ok) return this.failed(verdict.adopt ? applied.ledger : ledger, decision, at, verdict.message);
+    this.breaker = recordSuccess(this.breaker);
+    // The anchor described a context that no longer exists.
+    this.anchor = undefined;
+    return { ledger: applied.ledger, notice: this.remember(applied, at) };
+  }
+
+  /**
+   * A failed compaction counts on the breaker. When the request would now be too big anyway,
+   * the oldest whole steps are dropped so no known-oversize request is ever sent.
+   */
+  private failed(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, why: string) {
+    this.breaker = recordFailure(this.breaker, this.settings.breakerThreshold);
+    log.warn('compaction failed', { sessionId: this.sessionId, why, breaker: this.breaker });
+    const notice: CompactionNotice = {
+      ...this.position(at),
+      reason: decision.reason,
+      strategy: decision.strategy,
+      tokensBefore: decision.estimateBefore,
+      tokensAfter: decision.estimateBefore,
+      coveredSeqs: [],
+      truncatedSeqs: [],
+      failed: why,
+    };
+    this.pushNotice(notice);
+    const truncated = this.truncateNow(ledger, 'cannot_compact', decision.reason, at);
+    return { ledger: truncated.ledger, notice: truncated.notice ?? notice };
+  }
+
+  private truncate(ledger: LedgerEntry[], decision: Extract<Decision, { kind: 'truncate' }>, at: SessionPosition) {
+    const applied = applyTruncation(ledger, decision);
+    this.anchor = undefined;
+    return { ledger: applied.ledger, notice: this.remember(applied, at) };
+  }
+
+  private remember(applied: AppliedCompaction, at: SessionPosition): CompactionNotice {
+    const { event } = applied;
+    const notice: CompactionNotice = {
+      ...this.position(at),
+      reason: event.reason,
+      strategy: event.strategy,
+      tokensBefore: event.tokensBefore,
+      tokensAfter: event.tokensAfter,
+      coveredSeqs: event.coveredSeqs,
+      truncatedSeqs: event.truncatedSeqs,
+      ...(event.replaced.length > 0 ? { replaced: event.replaced.length } : {}),
+      ...(event.summary ? { summarySeq: event.summary.seq } : {}),
+    };
+    this.done[notice.strategy] += 1;
+    this.pushNotice(notice);
+    return notice;
+  }
+
+  private pushNotice(notice: CompactionNotice): void {
+    this.noticesTotal += 1;
+    this.notices.push(notice);
+    if (this.notices.length > NOTICES_KEPT) this.notices.shift();
+  }
+
+  private position(at: SessionPosition) {
+    // Date.now() is the workflow's deterministic clock inside the sandbox.
+    return { at: new Date(Date.now()).toISOString(), turn: at.turn, step: at.step };
+  }
+
+  /** Views are always cut from the original body, also when re-cutting an earlier view smaller. */
+  private viewRequest(entry: LedgerEntry, cut: ViewCut): ViewRequest {
+    return {
+      sourceSeq: entry.kind === 'view' && entry.replaces !== undefined ? entry.replaces : entry.seq,
+      viewSeq: this.allocateSeq(),
+      headChars: cut.headChars,
+      tailChars: cut.tailChars,
+    };
+  }
+
+  private estimateInput() {
+    return {
+      ...(this.anchor ? { anchor: this.anchor } : {}),
+      calibration: this.calibration,
+      toolSchemaTokens: this.toolSchemaTokens,
+    };
+  }
+}
+
