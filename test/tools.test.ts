@@ -81,9 +81,9 @@ describe('file tools', () => {
   test('read_file pages by char offset and says where to continue', async () => {
     await writeFile(path.join(workspace, 'f.txt'), 'abcdefghij');
     const first = await call('read_file', { path: 'f.txt', limit: 4 });
-    assert.equal(first.output, 'abcd\n[showing chars 0-4 of 10; call again with offset=4]');
+    assert.equal(first.output, 'abcd\n[showing chars 0-4 of 10 of "f.txt"; call again with offset=4]');
     const middle = await call('read_file', { path: 'f.txt', offset: 4, limit: 4 });
-    assert.equal(middle.output, 'efgh\n[showing chars 4-8 of 10; call again with offset=8]');
+    assert.equal(middle.output, 'efgh\n[showing chars 4-8 of 10 of "f.txt"; call again with offset=8]');
     assert.equal((await call('read_file', { path: 'f.txt', offset: 8, limit: 4 })).output, 'ij');
     const past = await call('read_file', { path: 'f.txt', offset: 11 });
     assert.match(past.output, /^error: offset 11 is past the end of "f.txt" \(10 chars\)/);
@@ -94,7 +94,7 @@ describe('file tools', () => {
     const out = await call('read_file', { path: 'big.txt' }, ctx({ outputCapChars: 1000 }));
     assert.ok(out.output.length <= 1000, `length ${out.output.length}`);
     assert.doesNotMatch(out.output, /omitted/);
-    assert.match(out.output, /\[showing chars 0-(\d+) of 5000; call again with offset=\1\]$/);
+    assert.match(out.output, /\[showing chars 0-(\d+) of 5000 of "big.txt"; call again with offset=\1\]$/);
   });
 
   test('read_file of a missing file, a folder or a binary file is an error the model can read', async () => {
@@ -139,7 +139,7 @@ describe('read_output', () => {
     assert.equal((await call('read_output', { seq: 8 }, ctx({ transcript }))).output, 'other');
     assert.deepEqual(transcript.asked, [7, 7, 7, 8]);
     const past = await call('read_output', { seq: 7, offset: 11 }, ctx({ transcript }));
-    assert.equal(past.output, 'error: offset 11 is past the end of the output of seq 7 (10 chars)');
+    assert.equal(past.output, 'error: offset 11 is past the end of seq 7 (10 chars)');
   });
 
   test('by default returns a window that fits the cap, note included, where the context view was cut', async () => {
@@ -176,7 +176,7 @@ describe('read_output', () => {
 
   test('an unknown seq, an empty output and a session without transcript are errors or notes naming the seq', async () => {
     const transcript = reader({ 2: '' });
-    assert.equal((await call('read_output', { seq: 2 }, ctx({ transcript }))).output, '[the output of seq 2 is empty]');
+    assert.equal((await call('read_output', { seq: 2 }, ctx({ transcript }))).output, '[seq 2 is empty]');
     assert.equal(
       (await call('read_output', { seq: 99 }, ctx({ transcript }))).output,
       'error: seq 99 is not a tool output of this session',

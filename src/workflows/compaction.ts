@@ -196,8 +196,8 @@ export class CompactionController {
       failed: why,
     };
     this.pushNotice(notice);
-    const truncated = this.truncateNow(ledger, 'cannot_compact', decision.reason, at);
-    return { ledger: truncated.ledger, notice: truncated.notice ?? notice };
+    // The truncation, if any, has a notice of its own; the caller is told about the failure.
+    return { ledger: this.truncateNow(ledger, 'cannot_compact', decision.reason, at).ledger, notice };
   }
 
   private truncate(ledger: LedgerEntry[], decision: Extract<Decision, { kind: 'truncate' }>, at: SessionPosition) {

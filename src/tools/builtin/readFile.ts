@@ -2,6 +2,7 @@
 import { open, stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { asToolInputError } from '../fsErrors';
+import { PagingFields, pageOf } from '../paging';
 import { type Tool, ToolInputError } from '../tool';
 import { resolveInWorkspace } from '../workspace';
 
@@ -9,18 +10,9 @@ import { resolveInWorkspace } from '../workspace';
 const MAX_FILE_BYTES = 20 * 1024 * 1024;
 /** Bytes sniffed for NUL to tell binary files apart; the same heuristic git and grep use. */
 const BINARY_SNIFF_BYTES = 8192;
-/** Room kept free below the output cap for the paging note, so the note is never cut off. */
-const NOTE_RESERVE_CHARS = 100;
-
 const ReadFileInput = z.object({
   path: z.string().describe('File path, relative to the workspace (absolute paths must be inside it).'),
-  offset: z.number().int().min(0).optional().describe('Char offset to start reading at. Default 0.'),
-  limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe('Maximum number of chars to return. Default and maximum: the output limit of one tool call.'),
+  ...PagingFields,
 });
 
 export const readFileTool: Tool<typeof ReadFileInput> = {
@@ -33,16 +25,7 @@ export const readFileTool: Tool<typeof ReadFileInput> = {
   async run(args, ctx) {
     const file = await resolveInWorkspace(ctx.workspace, args.path);
     const text = await readText(file, args.path);
-    const offset = args.offset ?? 0;
-    if (offset > text.length) {
-      throw new ToolInputError(`offset ${offset} is past the end of ${JSON.stringify(args.path)} (${text.length} chars)`);
-    }
-    if (text.length === 0) return { output: `[${args.path} is empty]` };
-    const maxWindow = Math.max(1, ctx.outputCapChars - NOTE_RESERVE_CHARS);
-    const end = Math.min(text.length, offset + Math.min(args.limit ?? maxWindow, maxWindow));
-    const window = text.slice(offset, end);
-    if (end >= text.length) return { output: window };
-    return { output: `${window}\n[showing chars ${offset}-${end} of ${text.length}; call again with offset=${end}]` };
+    return { output: pageOf(text, JSON.stringify(args.path), args, ctx) };
   },
 };
 
