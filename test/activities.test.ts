@@ -1,5 +1,6 @@
 /** Activity idempotency: a retry whose seq is already stored returns the row, calling nothing again. */
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../src/activities';
-import type { SummarizeInput, SummarizeResult } from '../src/activities/types';
+import type { RunToolResult, SummarizeInput, SummarizeResult } from '../src/activities/types';
 import { isSummaryMessage, SUMMARY_SECTIONS } from '../src/model/summaryFormat';
 import type { SimulatorOptions } from '../src/simulator/options';
 import { totalRejected } from '../src/simulator/stats';
@@ -68,6 +69,36 @@ describe('activities on retry', () => {
     assert.equal(result.replayed, true);
     assert.equal(result.toolName, 'list_files');
     assert.equal(result.measure.answers, 'call_1');
+  });
+
+  it('runTool does not run a world-changing call an earlier attempt started, and says so', async () => {
+    const args = JSON.stringify({ path: 'once.txt', content: 'written once' });
+    await store.put('w', 0, {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_w', type: 'function', function: { name: 'write_file', arguments: args } }],
+    });
+    assert.equal(await store.markStarted('w', 1), true, 'the first attempt started and then its worker died');
+    const input = { sessionId: 'w', seq: 1, callSeq: 0, toolCallId: 'call_w', timeoutSeconds: 5, outputCapChars: 1000 };
+    const result: RunToolResult = await new MockActivityEnvironment().run(activities.runTool, input);
+    assert.equal(result.isError, true);
+    assert.equal(result.replayed, false);
+    assert.match((await store.get('w', 1))?.message.content ?? '', /^error: interrupted: .*write_file.*not run again/);
+    assert.equal(existsSync(join(dir, 'workspaces', 'w', 'once.txt')), false, 'the write did not happen a second time');
+  });
+
+  it('runTool runs a fresh world-changing call once and stores its result', async () => {
+    const args = JSON.stringify({ path: 'fresh.txt', content: 'hello' });
+    await store.put('w2', 0, {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_f', type: 'function', function: { name: 'write_file', arguments: args } }],
+    });
+    const input = { sessionId: 'w2', seq: 1, callSeq: 0, toolCallId: 'call_f', timeoutSeconds: 5, outputCapChars: 1000 };
+    const result: RunToolResult = await new MockActivityEnvironment().run(activities.runTool, input);
+    assert.equal(result.isError, false);
+    assert.equal(readFileSync(join(dir, 'workspaces', 'w2', 'fresh.txt'), 'utf8'), 'hello');
+    assert.equal(await store.markStarted('w2', 1), false, 'the start was recorded before it ran');
   });
 
   it('storeMessages measures what it stores', async () => {

@@ -54,6 +54,26 @@ describe('replay', () => {
     }
   });
 
+  it('replays the first run of a session that continued as new', async () => {
+    const history = await stack.withWorker({ contextWindow: 32_768 }, async () => {
+      const handle = await stack.sessions.start({
+        task: 'replay across runs [sim steps=30 output=4000-12000]',
+        model: 'agentd-sim',
+        contextWindow: 32_768,
+        continueAsNew: { maxHistoryEvents: 120, maxHistoryBytes: 10_000_000 },
+      });
+      const firstRunId = (await handle.describe()).runId;
+      await stack.sessions.result(handle.workflowId);
+      return stack.client.workflow.getHandle(handle.workflowId, firstRunId).fetchHistory();
+    });
+    const last = history.events?.[history.events.length - 1];
+    assert.ok(last?.workflowExecutionContinuedAsNewEventAttributes, 'the first run ended by continuing as new');
+    await Worker.runReplayHistory({ workflowBundle: stack.bundle }, history);
+    if (process.env.AGENTD_RECORD_HISTORIES === '1') {
+      writeFileSync(join(FIXTURES, 'continued-as-new-first-run.pb'), History.encode(history).finish());
+    }
+  });
+
   it('replays every recorded history fixture', async () => {
     const files = readdirSync(FIXTURES).filter((file) => file.endsWith('.pb'));
     assert.ok(files.length > 0, `no fixtures in ${FIXTURES}`);

@@ -60,6 +60,12 @@ describe('SqliteTranscriptStore', () => {
     assert.deepEqual(sessions.map((session) => session.sessionId).sort(), ['s1', 's2']);
   });
 
+  it('records a started world-changing call once, so a retry can tell it was started', async () => {
+    assert.equal(await store.markStarted('s3', 4), true);
+    assert.equal(await store.markStarted('s3', 4), false);
+    assert.equal(await store.markStarted('s3', 5), true);
+  });
+
   it('is shared by a second connection to the same file (worker and CLI)', async () => {
     const reader = new SqliteTranscriptStore(store.file);
     try {

@@ -1,6 +1,8 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
+import type { ToolCall } from '../model/messages';
 import type { StoredMessage } from '../store/transcriptStore';
 import { runToolCall } from '../tools/runToolCall';
+import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
@@ -14,17 +16,12 @@ interface ToolMeta {
 }
 
 export function createRunTool({ store, tools, workspaceRoot }: ActivityDeps) {
-  return async function runTool(input: RunToolInput): Promise<RunToolResult> {
-    const stored = await store.get(input.sessionId, input.seq);
-    if (stored) return resultOf(stored, true);
-
-    const call = await declaredCall(input, await store.get(input.sessionId, input.callSeq));
+  /** Runs the call; a tool that crashes is news for the model, not a reason to end the session. */
+  async function execute(input: RunToolInput, call: ToolCall, meta: ToolMeta): Promise<string> {
     const workspace = await ensureWorkspace(workspaceRoot, input.sessionId);
-    const meta: ToolMeta = { toolName: call.function.name, isError: false };
-    let output: string;
-    try {
-      const outcome = await withHeartbeat((signal) =>
-        runToolCall(tools, call.function.name, call.function.arguments, {
+    return withHeartbeat(async (signal) => {
+      try {
+        const outcome = await runToolCall(tools, call.function.name, call.function.arguments, {
           workspace,
           signal,
           timeoutMs: input.timeoutSeconds * 1000,
@@ -36,22 +33,44 @@ export function createRunTool({ store, tools, workspaceRoot }: ActivityDeps) {
               return row?.message.role === 'tool' ? row.message.content : undefined;
             },
           },
-        }),
-      );
-      output = outcome.output;
-      meta.isError = outcome.output.startsWith('error: ');
-      if (outcome.finished) meta.finished = outcome.finished;
-    } catch (error) {
-      // A tool that crashes is news for the model, not a reason to end the session.
-      output = `error: tool ${call.function.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+        });
+        meta.isError = outcome.output.startsWith('error: ');
+        if (outcome.finished) meta.finished = outcome.finished;
+        return outcome.output;
+      } catch (error) {
+        // A cancelled activity stores nothing: the workflow decides what happens next.
+        if (signal.aborted) throw error;
+        meta.isError = true;
+        return `error: tool ${call.function.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    });
+  }
+
+  /**
+   * True when an earlier attempt started this world-changing call and died before storing a
+   * result: running it again could do twice what must happen once.
+   */
+  async function startedBefore(input: RunToolInput, call: ToolCall): Promise<boolean> {
+    if (tools.get(call.function.name)?.effect !== ToolEffect.write) return false;
+    return !(await store.markStarted(input.sessionId, input.seq));
+  }
+
+  return async function runTool(input: RunToolInput): Promise<RunToolResult> {
+    const stored = await store.get(input.sessionId, input.seq);
+    if (stored) return resultOf(stored, true);
+
+    const call = await declaredCall(input, await store.get(input.sessionId, input.callSeq));
+    const meta: ToolMeta = { toolName: call.function.name, isError: false };
+    let output: string;
+    if (await startedBefore(input, call)) {
       meta.isError = true;
+      output =
+        `error: interrupted: an earlier attempt of ${call.function.name} started but never finished (its worker stopped); ` +
+        'its effect is unknown and it was not run again. Check the workspace before repeating it.';
+    } else {
+      output = await execute(input, call, meta);
     }
-    const saved = await store.put(
-      input.sessionId,
-      input.seq,
-      { role: 'tool', tool_call_id: call.id, content: output },
-      { ...meta },
-    );
+    const saved = await store.put(input.sessionId, input.seq, { role: 'tool', tool_call_id: call.id, content: output }, { ...meta });
     return resultOf(saved, false);
   };
 }

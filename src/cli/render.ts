@@ -11,7 +11,7 @@ export function renderState(state: SessionState): string {
     `session   ${state.sessionId}`,
     `status    ${state.status}${state.outcome ? ` (${state.outcome})` : ''}`,
     `model     ${state.model}`,
-    `progress  turn ${state.turn}/${state.maxTurns}, step ${state.step}/${state.maxSteps}`,
+    `progress  turn ${state.turn}/${state.maxTurns}, step ${state.step}/${state.maxSteps}, run ${state.runs}`,
     `context   ${kTokens(state.context.tokens)} / ${kTokens(state.context.window)} tokens (${fill}%), ${state.context.messages} messages`,
     `trigger   ${kTokens(state.compaction.trigger)} tokens; ${state.compaction.compactions} compaction(s); breaker ${state.compaction.breaker.open ? 'OPEN' : 'closed'} (${state.compaction.breaker.consecutiveFailures} consecutive failures)`,
     `usage     ${state.usage.modelCalls} model calls, ${kTokens(state.usage.promptTokens)} prompt + ${kTokens(state.usage.completionTokens)} completion tokens`,

@@ -32,6 +32,16 @@ export const SessionInputSchema = z
     /** Longest tool output kept; longer output keeps its head and tail. @default 200000 */
     toolOutputCapChars: z.number().int().min(1000).default(200_000),
     maxOutputTokens: z.number().int().positive().optional(),
+    /** When a run's history is this big, the session goes on in a new run (continue-as-new). */
+    continueAsNew: z
+      .object({
+        /** @default 10000 */
+        maxHistoryEvents: z.number().int().min(100).default(10_000),
+        /** @default 20 MiB */
+        maxHistoryBytes: z.number().int().min(100_000).default(20 * 1024 * 1024),
+      })
+      .strict()
+      .default({ maxHistoryEvents: 10_000, maxHistoryBytes: 20 * 1024 * 1024 }),
     /** Compaction rules (DESIGN §5); every number has a default and may be overridden per session. */
     compaction: CompactionSettingsSchema.default(CompactionSettingsSchema.parse({})),
   })

@@ -77,6 +77,8 @@ export interface CompactNowResult {
 export interface SessionState {
   sessionId: string;
   status: SessionStatus;
+  /** Workflow runs so far: continue-as-new starts a new one when history grows large. */
+  runs: number;
   model: string;
   turn: number;
   /** Steps (model calls) taken so far in the session. */

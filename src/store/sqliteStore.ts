@@ -23,6 +23,12 @@ CREATE TABLE IF NOT EXISTS messages (
   created_at TEXT NOT NULL,
   PRIMARY KEY (session_id, seq)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tool_starts (
+  session_id TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  started_at TEXT NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
 `;
 
 interface Row {
@@ -89,6 +95,13 @@ export class SqliteTranscriptStore implements TranscriptStore {
       )
       .all(sessionId, options.afterSeq ?? -1, options.limit ?? -1);
     return rows.map(toStored);
+  }
+
+  async markStarted(sessionId: string, seq: number): Promise<boolean> {
+    const result = this.db
+      .prepare('INSERT INTO tool_starts (session_id, seq, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+      .run(sessionId, seq, new Date().toISOString());
+    return result.changes === 1;
   }
 
   async sessions(): Promise<SessionSummary[]> {

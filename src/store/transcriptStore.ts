@@ -33,6 +33,11 @@ export interface TranscriptStore {
   getMany(sessionId: string, seqs: readonly number[]): Promise<StoredMessage[]>;
   /** Rows in seq order, for transcripts and audits. */
   list(sessionId: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredMessage[]>;
+  /**
+   * Records that a world-changing tool call is about to run for the result `seq`. False when an
+   * earlier attempt already recorded it: that attempt may have changed the world before it died.
+   */
+  markStarted(sessionId: string, seq: number): Promise<boolean>;
   sessions(): Promise<SessionSummary[]>;
   close(): Promise<void>;
 }

@@ -2,25 +2,28 @@
  * The `agentSession` workflow: one agent session as a loop of turns and steps (DESIGN §3).
  * Handlers first, then the loop; state and handler bodies live in `AgentSession`.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
 import { InvalidSessionInput, parseSessionInput, SessionInputError, type SessionInput } from '../session/input';
 import { SessionOutcome, type SessionResult } from '../session/state';
-import { AgentSession } from './session';
+import { AgentSession, type SessionCarry } from './session';
 
-export async function agentSession(rawInput: unknown): Promise<SessionResult> {
-  const session = new AgentSession(workflowInfo().workflowId, validated(rawInput));
+/** `carry` is set only by continue-as-new: the state of the previous run, never message bodies. */
+export async function agentSession(rawInput: unknown, carry?: SessionCarry): Promise<SessionResult> {
+  const input = validated(rawInput);
+  const session = new AgentSession(workflowInfo().workflowId, input, carry);
   setHandler(stateQuery, () => session.state());
   setHandler(messageSignal, (message) => session.receive(message));
   setHandler(compactSignal, () => session.requestCompaction());
   setHandler(compactNowUpdate, () => session.compactNow(), { validator: () => session.validateCompactNow() });
 
   try {
-    await session.open();
+    if (!carry) await session.open();
     for (;;) {
       while (!session.turnEnded) {
         if (session.stepLimitReached) return session.end(SessionOutcome.stepLimit);
         await session.takeStep();
+        if (session.historyFull) await continueAsNew<typeof agentSession>(input, await session.carryForward());
       }
       if (!(await session.awaitNextMessage())) return session.end(SessionOutcome.finished);
       if (session.turnLimitReached) return session.end(SessionOutcome.turnLimit);

@@ -44,6 +44,17 @@ export interface SessionPosition {
   step: number;
 }
 
+/** The controller's state as continue-as-new carries it to the next run. */
+export interface CompactionCarry {
+  breaker: BreakerState;
+  anchor?: UsageAnchor;
+  calibration: number;
+  toolSchemaTokens: number;
+  done: Record<CompactionNotice['strategy'], number>;
+  noticesTotal: number;
+  notices: CompactionNotice[];
+}
+
 export class CompactionController {
   breaker: BreakerState = { ...CLOSED_BREAKER };
   private anchor?: UsageAnchor;
@@ -61,7 +72,30 @@ export class CompactionController {
     private readonly settings: ResolvedCompactionSettings,
     private readonly activities: SessionActivities,
     private readonly allocateSeq: () => number,
-  ) {}
+    carried?: CompactionCarry,
+  ) {
+    if (carried) {
+      this.breaker = carried.breaker;
+      if (carried.anchor) this.anchor = carried.anchor;
+      this.calibration = carried.calibration;
+      this.toolSchemaTokens = carried.toolSchemaTokens;
+      Object.assign(this.done, carried.done);
+      this.noticesTotal = carried.noticesTotal;
+      this.notices.push(...carried.notices);
+    }
+  }
+
+  carry(): CompactionCarry {
+    return {
+      breaker: { ...this.breaker },
+      ...(this.anchor ? { anchor: this.anchor } : {}),
+      calibration: this.calibration,
+      toolSchemaTokens: this.toolSchemaTokens,
+      done: { ...this.done },
+      noticesTotal: this.noticesTotal,
+      notices: [...this.notices],
+    };
+  }
 
   /** Estimated prompt tokens of the next request for `ledger`. */
   estimate(ledger: readonly LedgerEntry[]): number {

@@ -2,7 +2,7 @@
  * The state of one agent session and the bodies of its handlers: the ledger, counters and the
  * step that calls the model and runs tools. Runs in the workflow sandbox; I/O happens in activities.
  */
-import { ActivityFailure, ApplicationFailure, condition, log } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, workflowInfo } from '@temporalio/workflow';
 import { ActivityFailureType, type CallModelResult } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
@@ -21,7 +21,27 @@ import {
 } from '../session/state';
 import { describeZodError } from '../session/validation';
 import { sessionActivities } from './activityOptions';
-import { CompactionController } from './compaction';
+import { CompactionController, type CompactionCarry } from './compaction';
+
+/**
+ * What one run hands the next through continue-as-new: numbers, ids and short texts, never
+ * message bodies. Plain JSON (arrays and records: a Map would silently become `{}`).
+ */
+export interface SessionCarry {
+  runs: number;
+  ledger: LedgerEntry[];
+  nextSeq: number;
+  turn: number;
+  step: number;
+  turnOpen: boolean;
+  pendingMessages: string[];
+  usage: UsageTotals;
+  lastToolCalls: ToolCallRecord[];
+  warnings: string[];
+  answer?: { text: string; seq?: number };
+  manualRequested: boolean;
+  compaction: CompactionCarry;
+}
 
 const TOOL_CALLS_SHOWN = 10;
 const WARNINGS_KEPT = 20;
@@ -47,10 +67,13 @@ export class AgentSession {
   private manualTickets = 0;
   private manualServed = 0;
   private lastManual: CompactNowResult = { compacted: false };
+  /** Runs of this session so far, this one included (continue-as-new starts a new run). */
+  private runs = 1;
 
   constructor(
     readonly sessionId: string,
     readonly input: SessionInput,
+    carry?: SessionCarry,
   ) {
     this.activities = sessionActivities(input);
     this.compaction = new CompactionController(
@@ -59,7 +82,55 @@ export class AgentSession {
       resolveCompactionSettings(input.contextWindow, input.compaction),
       this.activities,
       () => this.allocateSeq(),
+      carry?.compaction,
     );
+    if (carry) this.resume(carry);
+  }
+
+  /** True when this run's history is big enough that the session should go on in a fresh run. */
+  get historyFull(): boolean {
+    const info = workflowInfo();
+    const budget = this.input.continueAsNew;
+    return info.continueAsNewSuggested || info.historyLength >= budget.maxHistoryEvents || info.historySize >= budget.maxHistoryBytes;
+  }
+
+  /**
+   * Everything the next run needs, once this run is quiet: a queued manual compaction is served
+   * first (its `compactNow` caller is waiting), then every handler is let finish.
+   */
+  async carryForward(): Promise<SessionCarry> {
+    if (this.manualRequested) await this.runManualCompaction();
+    await condition(allHandlersFinished);
+    return {
+      runs: this.runs + 1,
+      ledger: this.ledger,
+      nextSeq: this.nextSeq,
+      turn: this.turn,
+      step: this.step,
+      turnOpen: this.turnOpen,
+      pendingMessages: [...this.pendingMessages],
+      usage: { ...this.usage },
+      lastToolCalls: [...this.lastToolCalls],
+      warnings: [...this.warnings],
+      ...(this.answer ? { answer: this.answer } : {}),
+      manualRequested: this.manualRequested,
+      compaction: this.compaction.carry(),
+    };
+  }
+
+  private resume(carry: SessionCarry): void {
+    this.runs = carry.runs;
+    this.ledger = carry.ledger;
+    this.nextSeq = carry.nextSeq;
+    this.turn = carry.turn;
+    this.step = carry.step;
+    this.turnOpen = carry.turnOpen;
+    this.pendingMessages.push(...carry.pendingMessages);
+    Object.assign(this.usage, carry.usage);
+    this.lastToolCalls.push(...carry.lastToolCalls);
+    this.warnings.push(...carry.warnings);
+    if (carry.answer) this.answer = carry.answer;
+    this.manualRequested = carry.manualRequested;
   }
 
   get finished(): boolean {
@@ -221,6 +292,7 @@ export class AgentSession {
     return {
       sessionId: this.sessionId,
       status: this.status,
+      runs: this.runs,
       model: this.input.model,
       turn: this.turn,
       step: this.step,

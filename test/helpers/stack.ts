@@ -40,8 +40,15 @@ function quietRuntime(): void {
 }
 
 export async function startStack(): Promise<Stack> {
+  return startStackOn(await startTestTemporal());
+}
+
+/**
+ * The same stack on a dev server the caller started (lowered limits, a restartable one…); the
+ * stack owns it from here and stops it in `stop()`.
+ */
+export async function startStackOn(temporal: TestTemporal): Promise<Stack> {
   quietRuntime();
-  const temporal = await startTestTemporal();
   const dir = await mkdtemp(join(tmpdir(), 'agentd-stack-'));
   const storeFile = join(dir, 'transcripts.db');
   const workspaceRoot = join(dir, 'workspaces');
