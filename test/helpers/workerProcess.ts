@@ -1,0 +1,51 @@
+/** agentd workers as child processes (`node dist/src/worker.js`), for tests that kill them. */
+import { entryPoint, finished, spawnNode, type Finished } from './processes';
+
+export interface WorkerEnv {
+  readonly temporalAddress: string;
+  readonly storeFile: string;
+  readonly workspaceRoot: string;
+  /** The model endpoint (simulator or a proxy in front of it). */
+  readonly modelBaseURL: string;
+  /** Anything else the worker should see (e.g. PATH for the commands its tools run). */
+  readonly extra?: NodeJS.ProcessEnv;
+}
+
+export interface WorkerProcess {
+  readonly pid: number;
+  /** Settles when the process has exited and its output is read. */
+  readonly done: Promise<Finished>;
+  /** True until the process exits. */
+  alive(): boolean;
+  /** Sends `signal` (if still running) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<Finished>;
+}
+
+export function startWorkerProcess(env: WorkerEnv): WorkerProcess {
+  const child = spawnNode(entryPoint('worker'), [], {
+    TEMPORAL_ADDRESS: env.temporalAddress,
+    AGENTD_STORE: env.storeFile,
+    AGENTD_WORKSPACES: env.workspaceRoot,
+    OPENAI_BASE_URL: env.modelBaseURL,
+    ...env.extra,
+  });
+  const done = finished(child);
+  let exited = false;
+  // A test that times out or throws must not leave workers polling behind it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => {
+    exited = true;
+    process.off('exit', killOnExit);
+  });
+  if (child.pid === undefined) throw new Error('the worker process could not be started');
+  return {
+    pid: child.pid,
+    done,
+    alive: () => !exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (!exited) child.kill(signal);
+      return done;
+    },
+  };
+}
