@@ -15,7 +15,9 @@ import { totalRejected } from '../src/simulator/stats';
 import { createModelClient } from '../src/model/client';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
-import { createBuiltinRegistry } from '../src/tools/registry';
+import { createBuiltinRegistry, ToolRegistry } from '../src/tools/registry';
+import type { Tool } from '../src/tools/tool';
+import { z } from 'zod';
 
 describe('activities on retry', () => {
   let dir: string;
@@ -99,6 +101,33 @@ describe('activities on retry', () => {
     assert.equal(result.isError, false);
     assert.equal(readFileSync(join(dir, 'workspaces', 'w2', 'fresh.txt'), 'utf8'), 'hello');
     assert.equal(await store.markStarted('w2', 1), false, 'the start was recorded before it ran');
+  });
+
+  it('runTool turns a tool that throws into an error result the model reads, and stores it', async () => {
+    const exploding: Tool = {
+      name: 'explode',
+      description: 'always throws',
+      input: z.object({}),
+      effect: 'read',
+      run: async () => {
+        throw new Error('disk on fire');
+      },
+    };
+    const withExploding = createActivities({
+      store,
+      model: createModelClient({ baseURL: simulator.baseURL }),
+      tools: new ToolRegistry([exploding]),
+      workspaceRoot: join(dir, 'workspaces'),
+    });
+    await store.put('x', 0, {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_x', type: 'function', function: { name: 'explode', arguments: '{}' } }],
+    });
+    const input = { sessionId: 'x', seq: 1, callSeq: 0, toolCallId: 'call_x', timeoutSeconds: 5, outputCapChars: 1000 };
+    const result: RunToolResult = await new MockActivityEnvironment().run(withExploding.runTool, input);
+    assert.equal(result.isError, true);
+    assert.equal((await store.get('x', 1))?.message.content, 'error: tool explode failed: disk on fire');
   });
 
   it('storeMessages measures what it stores', async () => {
