@@ -1,4 +1,6 @@
 /** What the `state` query answers and what a session returns; plain JSON, shared by workflow and clients. */
+import type { CompactionEvent, CompactionRequest } from '../policy/decision';
+import type { SeqRun } from '../policy/seqRuns';
 
 export const SessionStatus = {
   running: 'running',
@@ -38,14 +40,14 @@ export interface CompactionNotice {
   at: string;
   turn: number;
   step: number;
-  reason: 'auto' | 'manual' | 'reactive';
-  strategy: 'prune' | 'summary' | 'truncate';
+  reason: CompactionRequest;
+  strategy: CompactionEvent['strategy'];
   tokensBefore: number;
   tokensAfter: number;
   /** Original seqs the summary covers, as runs. */
-  coveredSeqs: ReadonlyArray<readonly [number, number]>;
+  coveredSeqs: readonly SeqRun[];
   /** Original seqs a truncation dropped from the context (still in the store), as runs. */
-  truncatedSeqs: ReadonlyArray<readonly [number, number]>;
+  truncatedSeqs: readonly SeqRun[];
   /** Tool results replaced by head-and-tail views. */
   replaced?: number;
   summarySeq?: number;
