@@ -2,8 +2,10 @@
  * Settings read from the environment, in one place, with the embedded defaults: local dev server,
  * SQLite files under `.agentd/`, and the simulator when no model endpoint is configured.
  */
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SIMULATOR_MODEL } from './model/knownModels';
+import { type CommandLimits, DEFAULT_COMMAND_LIMITS } from './tools/sandbox';
 
 export interface AgentdConfig {
   temporalAddress: string;
@@ -18,6 +20,11 @@ export interface AgentdConfig {
   hasApiKey: boolean;
   /** Model a new session uses unless told otherwise; none when an endpoint is set but no AGENTD_MODEL. */
   defaultModel?: string;
+  /** This worker's host: its workspaces live here, and it also polls the task queue `agentd-host-<hostId>`. */
+  hostId: string;
+  /** Run commands without bubblewrap (AGENTD_UNSANDBOXED_COMMANDS=1): an explicit operator choice. */
+  unsandboxedCommands: boolean;
+  commandLimits: CommandLimits;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -32,7 +39,30 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     ...(env.OPENAI_BASE_URL ? { modelBaseURL: env.OPENAI_BASE_URL } : {}),
     hasApiKey: Boolean(env.OPENAI_API_KEY),
     ...(env.AGENTD_MODEL || usesSimulator ? { defaultModel: env.AGENTD_MODEL ?? SIMULATOR_MODEL } : {}),
+    hostId: hostIdOf(env.AGENTD_HOST_ID ?? hostname()),
+    unsandboxedCommands: env.AGENTD_UNSANDBOXED_COMMANDS === '1',
+    commandLimits: {
+      memoryMiB: positiveInt(env, 'AGENTD_COMMAND_MEMORY_MIB', DEFAULT_COMMAND_LIMITS.memoryMiB),
+      maxProcesses: positiveInt(env, 'AGENTD_COMMAND_MAX_PROCESSES', DEFAULT_COMMAND_LIMITS.maxProcesses),
+    },
   };
+}
+
+/** A host id becomes part of a task queue name, so it is kept to a safe alphabet. */
+function hostIdOf(raw: string): string {
+  const id = raw.trim();
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(id)) {
+    throw new Error(`AGENTD_HOST_ID ${JSON.stringify(raw)} must be 1-100 letters, digits, '.', '_' or '-'`);
+  }
+  return id;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} ${JSON.stringify(raw)} must be a positive integer`);
+  return value;
 }
 
 /** True when no endpoint is configured and the worker should answer with the built-in simulator. */

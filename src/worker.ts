@@ -1,16 +1,17 @@
 /**
  * The agentd worker: registers the `agentSession` workflow and its activities on task queue
- * `agentd`. Run directly (`node dist/src/worker.js` or `agentd worker`) it reads its settings from
+ * `agentd`, and the workspace activities on its host's queue `agentd-host-<hostId>`. Run directly (`node dist/src/worker.js` or `agentd worker`) it reads its settings from
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from './activities';
+import { createActivities, createHostActivities, type ActivityDeps } from './activities';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
 import { createModelClient } from './model/client';
-import { TASK_QUEUE } from './session/definitions';
+import { hostTaskQueue, TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
 import { SqliteTranscriptStore } from './store/sqliteStore';
 import { createBuiltinRegistry } from './tools/registry';
+import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -35,6 +36,17 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
   });
 }
 
+/** The second worker of a host: only the activities that touch workspaces, on the host's own queue. */
+export function createHostWorker(options: AgentWorkerOptions & { hostTaskQueue: string }): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.hostTaskQueue,
+    activities: createHostActivities(options.deps),
+    ...(options.identity ? { identity: `${options.identity}/host` } : {}),
+  });
+}
+
 /**
  * Sets the SDK's log level once per process (env AGENTD_LOG_LEVEL, default WARN): the worker's
  * INFO lines (bundling, state changes) drown the progress an operator wants to read.
@@ -47,7 +59,10 @@ export function installWorkerLogging(level = process.env.AGENTD_LOG_LEVEL ?? 'WA
 
 /** A worker wired to the environment's store, model endpoint and Temporal server. */
 export interface RunningWorker {
+  /** Polls TASK_QUEUE; shutting it down stops the host worker too. */
   worker: Worker;
+  /** Polls the host's own queue for the activities that touch its workspaces. */
+  hostWorker: Worker;
   /** Runs until `worker.shutdown()` (or a signal), then releases the store, simulator and connection. */
   run(): Promise<void>;
 }
@@ -60,7 +75,13 @@ export async function startWorkerFromConfig(
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
   const store = new SqliteTranscriptStore(config.storeFile);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const worker = await createAgentWorker({
+  const commandSandbox = detectCommandSandbox({
+    unsandboxedCommands: config.unsandboxedCommands,
+    limits: config.commandLimits,
+    searchPath: process.env.PATH ?? '',
+  });
+  const host = { hostId: config.hostId, taskQueue: hostTaskQueue(config.hostId) };
+  const options = {
     connection,
     namespace: config.namespace,
     deps: {
@@ -71,17 +92,27 @@ export async function startWorkerFromConfig(
       }),
       tools: createBuiltinRegistry(),
       workspaceRoot: config.workspaceRoot,
+      commandSandbox,
+      host,
     },
-  });
+  };
+  const worker = await createAgentWorker(options);
+  const hostWorker = await createHostWorker({ ...options, hostTaskQueue: host.taskQueue });
   log(
-    `agentd worker on ${config.temporalAddress} (namespace ${config.namespace}, task queue ${TASK_QUEUE}); ` +
-      `store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
+    `agentd worker on ${config.temporalAddress} (namespace ${config.namespace}, task queues ${TASK_QUEUE} and ` +
+      `${host.taskQueue}); store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
   );
+  log(describeSandbox(commandSandbox));
   return {
     worker,
+    hostWorker,
     async run() {
       try {
-        await worker.run();
+        // Either worker stopping (shutdown, signal, fatal error) stops the other.
+        await Promise.all([
+          worker.run().finally(() => stopIfRunning(hostWorker)),
+          hostWorker.run().finally(() => stopIfRunning(worker)),
+        ]);
       } finally {
         await connection.close();
         await store.close();
@@ -89,6 +120,10 @@ export async function startWorkerFromConfig(
       }
     },
   };
+}
+
+function stopIfRunning(worker: Worker): void {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
 }
 
 if (require.main === module) {

@@ -333,7 +333,9 @@ describe('faults', { concurrency: true }, () => {
           storeFile: stack.storeFile,
           workspaceRoot: stack.workspaceRoot,
           modelBaseURL: simulator.baseURL,
-          extra: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` },
+          // Unsandboxed on purpose: the fake seq lives in the host's /tmp, which the sandbox hides, and
+          // the pid it notes must be a host pid. sandbox.test.ts covers the hung command under bwrap.
+          extra: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, AGENTD_UNSANDBOXED_COMMANDS: '1' },
         });
         const handle = await stack.sessions.start({
           task: 'run a hanging command [sim steps=4]',

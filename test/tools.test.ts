@@ -10,6 +10,7 @@ import { LIST_ENTRY_CAP } from '../src/tools/builtin/listFiles';
 import { OutputCollector } from '../src/tools/outputCollector';
 import { createBuiltinRegistry, ToolRegistry } from '../src/tools/registry';
 import { runToolCall } from '../src/tools/runToolCall';
+import { SandboxKind } from '../src/tools/sandbox';
 import type { ToolContext, ToolOutcome, TranscriptReader } from '../src/tools/tool';
 import { ensureWorkspace, resolveInWorkspace } from '../src/tools/workspace';
 
@@ -29,7 +30,9 @@ afterEach(async () => {
 });
 
 function ctx(overrides: Partial<ToolContext> = {}): ToolContext {
-  return { workspace, signal: new AbortController().signal, timeoutMs: 10_000, outputCapChars: 10_000, ...overrides };
+  // Unsandboxed: these tests check the process-group handling with host pids; sandbox.test.ts covers bwrap.
+  const sandbox = { kind: SandboxKind.unsandboxed };
+  return { workspace, signal: new AbortController().signal, timeoutMs: 10_000, outputCapChars: 10_000, sandbox, ...overrides };
 }
 
 function call(name: string, args: unknown, context: ToolContext = ctx()): Promise<ToolOutcome> {

@@ -2,6 +2,7 @@
 import type OpenAI from 'openai';
 import type { TranscriptStore } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
+import type { CommandSandbox } from '../tools/sandbox';
 
 export interface ActivityDeps {
   store: TranscriptStore;
@@ -10,4 +11,11 @@ export interface ActivityDeps {
   tools: ToolRegistry;
   /** Folder under which each session gets a workspace of its own. */
   workspaceRoot: string;
+  /** How run_command runs; when left out, detected from the environment (bubblewrap, or refused). */
+  commandSandbox?: CommandSandbox;
+  /**
+   * This worker's host and the queue its workspace activities are polled on. Without a host queue
+   * (a lone worker embedded in a test or program), sessions keep their tool calls on TASK_QUEUE.
+   */
+  host?: { hostId: string; taskQueue: string };
 }

@@ -1,5 +1,6 @@
 /** All activities of a worker, built from its dependencies (store, model endpoint, tools). */
 import { createCallModel } from './callModel';
+import { createClaimWorkspace } from './claimWorkspace';
 import { createCutToolResults } from './cutToolResults';
 import type { ActivityDeps } from './deps';
 import { createRunTool } from './runTool';
@@ -13,8 +14,14 @@ export function createActivities(deps: ActivityDeps) {
     runTool: createRunTool(deps),
     cutToolResults: createCutToolResults(deps),
     summarize: createSummarize(deps),
+    claimWorkspace: createClaimWorkspace(deps),
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** What a host's own worker runs: the activities that touch its workspaces. */
+export function createHostActivities(deps: ActivityDeps) {
+  return { runTool: createRunTool(deps) };
+}
 export type { ActivityDeps } from './deps';

@@ -4,6 +4,7 @@ import type { StoredMessage } from '../store/transcriptStore';
 import { runToolCall } from '../tools/runToolCall';
 import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
+import { detectSandboxFromEnv } from '../tools/sandboxFromEnv';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
@@ -15,7 +16,8 @@ interface ToolMeta {
   finished?: { answer: string };
 }
 
-export function createRunTool({ store, tools, workspaceRoot }: ActivityDeps) {
+export function createRunTool({ store, tools, workspaceRoot, commandSandbox }: ActivityDeps) {
+  const sandbox = commandSandbox ?? detectSandboxFromEnv();
   /** Runs the call; a tool that crashes is news for the model, not a reason to end the session. */
   async function execute(input: RunToolInput, call: ToolCall, meta: ToolMeta): Promise<string> {
     const workspace = await ensureWorkspace(workspaceRoot, input.sessionId);
@@ -24,6 +26,7 @@ export function createRunTool({ store, tools, workspaceRoot }: ActivityDeps) {
         const outcome = await runToolCall(tools, call.function.name, call.function.arguments, {
           workspace,
           signal,
+          sandbox,
           timeoutMs: input.timeoutSeconds * 1000,
           outputCapChars: input.outputCapChars,
           transcript: {

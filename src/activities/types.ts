@@ -60,6 +60,18 @@ export interface RunToolResult {
   replayed: boolean;
 }
 
+export interface ClaimWorkspaceInput {
+  sessionId: string;
+  /** The host a failing-over session leaves: its worker must not claim the new workspace. */
+  avoidHostId?: string;
+}
+
+/** Where a session's workspace lives: the host, and the task queue its tool activities go to. */
+export interface WorkspaceClaim {
+  hostId: string;
+  taskQueue: string;
+}
+
 /** Longest answer text carried in workflow history; the whole text stays in the store. */
 export const ANSWER_PREVIEW_CHARS = 4000;
 
@@ -73,6 +85,8 @@ export const ActivityFailureType = {
   modelUnavailable: 'ModelUnavailable',
   /** The model's summary was not shorter than what it replaces, or lacked its sections. */
   summaryRejected: 'SummaryRejected',
+  /** claimWorkspace ran on the host being left; retried so another worker takes it. */
+  workspaceHostAvoided: 'WorkspaceHostAvoided',
 } as const;
 export type ActivityFailureType = (typeof ActivityFailureType)[keyof typeof ActivityFailureType];
 

@@ -9,6 +9,11 @@ import type { CompactNowResult, SessionState } from './state';
 export const WORKFLOW_TYPE = 'agentSession';
 export const TASK_QUEUE = 'agentd';
 
+/** The queue of one host's workspace-touching activities; every worker polls its own besides TASK_QUEUE. */
+export function hostTaskQueue(hostId: string): string {
+  return `agentd-host-${hostId}`;
+}
+
 export const stateQuery = defineQuery<SessionState>('state');
 
 export const MessageSignalSchema = z.object({ text: z.string().trim().min(1, 'must not be empty') }).strict();

@@ -1,6 +1,7 @@
 /** The one shape every tool has: a name, a zod input schema, an effect and a handler. */
 import { z } from 'zod';
 import type { ToolSpec } from '../model/messages';
+import type { CommandSandbox } from './sandbox';
 
 /** `read` tools may be retried freely; `write` tools change the world and run at most once. */
 export const ToolEffect = { read: 'read', write: 'write' } as const;
@@ -16,6 +17,8 @@ export interface ToolContext {
   readonly timeoutMs: number;
   /** Longest output a tool returns; longer output is cut with a marker. */
   readonly outputCapChars: number;
+  /** How run_command runs commands on this worker: bubblewrap, unsandboxed (opted out) or refused. */
+  readonly sandbox: CommandSandbox;
   /** The current session's stored transcript, for tools that page through originals the context shows cut. */
   readonly transcript?: TranscriptReader;
 }

@@ -2,6 +2,7 @@
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { asToolInputError } from './fsErrors';
+import { SANDBOX_WORKSPACE } from './sandbox';
 import { ToolInputError } from './tool';
 
 /**
@@ -9,14 +10,15 @@ import { ToolInputError } from './tool';
  *
  * Symlinks are resolved through the nearest existing ancestor, so a link inside the workspace that points
  * outside cannot be read or written through. The returned path has its symlinks already resolved, so
- * callers do not follow them again. This guards the file tools only: run_command can do anything a shell
- * can in the workspace, so this is a guard against mistakes, not a security boundary against the agent.
+ * callers do not follow them again. A command can plant such a link (`ln -s /etc x`); the sandbox keeps
+ * the command itself in, and this keeps the file tools, which run as the worker, from following it out.
+ * `/workspace/…`, the workspace as sandboxed commands see it, names the workspace too.
  */
 export async function resolveInWorkspace(workspace: string, requestedPath: string): Promise<string> {
   if (requestedPath.includes('\0')) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} contains a NUL byte`);
   const lexicalRoot = path.resolve(workspace);
   const realRoot = await realpath(lexicalRoot);
-  const candidate = path.resolve(lexicalRoot, requestedPath);
+  const candidate = path.resolve(lexicalRoot, fromSandboxView(requestedPath));
 
   // An absolute path may name the workspace either as configured or by its real path (e.g. /tmp vs /private/tmp).
   const relative = [lexicalRoot, realRoot]
@@ -44,6 +46,12 @@ export async function ensureWorkspace(root: string, sessionId: string): Promise<
   const dir = path.resolve(root, sessionId);
   await mkdir(dir, { recursive: true });
   return dir;
+}
+
+/** `/workspace/a` → `a`: a model that ran `pwd` in the sandbox may name files that way. */
+function fromSandboxView(requestedPath: string): string {
+  const rel = relativeInside(SANDBOX_WORKSPACE, path.posix.normalize(requestedPath));
+  return path.isAbsolute(requestedPath) && rel !== undefined ? rel === '' ? '.' : rel : requestedPath;
 }
 
 /** `target` relative to `root` if it is `root` or below it, else undefined. */

@@ -7,6 +7,7 @@ import type OpenAI from 'openai';
 import { ChatMessageSchema } from '../../src/model/messages';
 import type { ToolRegistry } from '../../src/tools/registry';
 import { runToolCall } from '../../src/tools/runToolCall';
+import { detectSandboxFromEnv } from '../../src/tools/sandboxFromEnv';
 import { ensureWorkspace } from '../../src/tools/workspace';
 import type { AssistantMessage, FoilCallModelInput, FoilRunToolInput, FoilToolResult } from './types';
 
@@ -40,6 +41,7 @@ export function createFoilActivities({ model, tools, workspaceRoot }: FoilDeps) 
         signal: Context.current().cancellationSignal,
         timeoutMs: input.timeoutSeconds * 1000,
         outputCapChars: input.outputCapChars,
+        sandbox: detectSandboxFromEnv(),
       });
       return { output: outcome.output, ...(outcome.finished ? { finished: outcome.finished } : {}) };
     },

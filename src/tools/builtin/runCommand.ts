@@ -1,8 +1,12 @@
-/** The run_command tool: a shell command in the workspace, with a time limit, capped output and a clean environment. */
+/**
+ * The run_command tool: a shell command in the workspace, under the worker's sandbox (see sandbox.ts),
+ * with a time limit, capped output and a clean environment.
+ */
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { OutputCollector } from '../outputCollector';
-import type { Tool, ToolContext, ToolOutcome } from '../tool';
+import { commandLaunch, prepareWorkspace, SandboxKind } from '../sandbox';
+import { type Tool, type ToolContext, ToolInputError, type ToolOutcome } from '../tool';
 
 /** Room kept below the output cap for the notes and the final status line, so they are never cut off. */
 const STATUS_RESERVE_CHARS = 160;
@@ -14,7 +18,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 const RunCommandInput = z.object({
-  command: z.string().min(1).describe('The command line, run with `sh -c` in the workspace folder.'),
+  command: z.string().min(1).describe('The command line, run with `sh -c` in the workspace folder (/workspace in the sandbox).'),
   timeoutSeconds: z
     .number()
     .positive()
@@ -27,7 +31,9 @@ export const runCommandTool: Tool<typeof RunCommandInput> = {
   description:
     'Run a shell command (sh -c) in the workspace folder and return its output (stdout and stderr interleaved, ' +
     'long output cut in the middle) followed by its exit code. Stdin is empty. The command and everything it ' +
-    'started is killed when it times out, and background processes are killed when the command ends.',
+    'started is killed when it times out, and background processes are killed when the command ends. ' +
+    'Where the worker has a sandbox, the command has no network, can write only in the workspace (seen as ' +
+    '/workspace) and a private /tmp, and has limits on CPU time, memory and processes.',
   input: RunCommandInput,
   effect: 'write',
   run(args, ctx) {
@@ -44,10 +50,12 @@ interface Ended {
 
 async function runCommand(command: string, timeoutSeconds: number | undefined, ctx: ToolContext): Promise<ToolOutcome> {
   ctx.signal.throwIfAborted();
+  if (ctx.sandbox.kind === SandboxKind.refused) throw new ToolInputError(ctx.sandbox.reason);
   const limitSeconds = ctx.timeoutMs / 1000;
   const seconds = timeoutSeconds === undefined ? limitSeconds : Math.min(timeoutSeconds, limitSeconds);
   const collector = new OutputCollector(ctx.outputCapChars);
 
+  await prepareWorkspace(ctx.sandbox, ctx.workspace);
   const ended = await spawnAndWait(command, seconds * 1000, ctx, collector);
   if (ended.aborted) throw abortReason(ctx.signal);
 
@@ -67,13 +75,15 @@ async function runCommand(command: string, timeoutSeconds: number | undefined, c
 
 function spawnAndWait(command: string, timeoutMs: number, ctx: ToolContext, collector: OutputCollector): Promise<Ended> {
   return new Promise((resolve, reject) => {
-    // detached puts the shell at the head of a new process group, so one kill reaches all it started.
-    const child = spawn('sh', ['-c', command], {
-      cwd: ctx.workspace,
+    const launch = commandLaunch(ctx.sandbox, ctx.workspace, command, timeoutMs / 1000);
+    // detached puts the shell (or bwrap) at the head of a new process group, so one kill reaches all it
+    // started; inside bwrap, the end of its pid namespace takes the rest.
+    const child = spawn(launch.file, launch.args, {
+      cwd: launch.cwd,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Never the worker's own environment: it holds API keys the agent must not see.
-      env: { PATH: process.env['PATH'] ?? DEFAULT_PATH, HOME: ctx.workspace, LANG: 'C.UTF-8' },
+      env: { PATH: process.env['PATH'] ?? DEFAULT_PATH, HOME: launch.home, LANG: 'C.UTF-8' },
     });
     let timedOut = false;
     let aborted = false;

@@ -1,4 +1,5 @@
 /** The write_file tool: create or replace a file in the workspace, creating its folders. */
+import { constants } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
@@ -20,7 +21,11 @@ export const writeFileTool: Tool<typeof WriteFileInput> = {
     const file = await resolveInWorkspace(ctx.workspace, args.path);
     try {
       await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, args.content, 'utf8');
+      // The path is resolved already; O_NOFOLLOW refuses a link planted at its end since (ELOOP).
+      await writeFile(file, args.content, {
+        encoding: 'utf8',
+        flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      });
     } catch (err) {
       throw asToolInputError(err, args.path);
     }

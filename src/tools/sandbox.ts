@@ -1,0 +1,197 @@
+/**
+ * How run_command runs its commands: under bubblewrap with resource limits, directly (only when the
+ * operator opted out), or not at all. Detection runs `bwrap` once, at worker start.
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+/** Where the workspace appears inside the sandbox; file tools accept absolute paths under it too. */
+export const SANDBOX_WORKSPACE = '/workspace';
+/** When the worker runs as root, commands run as this uid/gid (`nobody`): root ignores process limits. */
+export const SANDBOX_UID = 65534;
+
+export interface CommandLimits {
+  /** Address-space limit of each process, in MiB. @default 2048 */
+  readonly memoryMiB: number;
+  /** Processes the command may have at once (contains a fork bomb). @default 256 */
+  readonly maxProcesses: number;
+}
+
+export const DEFAULT_COMMAND_LIMITS: CommandLimits = Object.freeze({ memoryMiB: 2048, maxProcesses: 256 });
+
+export const SandboxKind = { bubblewrap: 'bubblewrap', unsandboxed: 'unsandboxed', refused: 'refused' } as const;
+export type SandboxKind = (typeof SandboxKind)[keyof typeof SandboxKind];
+
+export type CommandSandbox =
+  | {
+      readonly kind: typeof SandboxKind.bubblewrap;
+      readonly bwrap: string;
+      readonly prlimit: string;
+      /** Set when the worker is root: the command drops to SANDBOX_UID with this setpriv. */
+      readonly setpriv?: string;
+      readonly limits: CommandLimits;
+    }
+  /** The operator set AGENTD_UNSANDBOXED_COMMANDS=1: commands run as the worker, limited only in time and output. */
+  | { readonly kind: typeof SandboxKind.unsandboxed }
+  /** No usable bubblewrap and no opt-out: run_command answers `reason` instead of running anything. */
+  | { readonly kind: typeof SandboxKind.refused; readonly reason: string };
+
+export interface SandboxSettings {
+  readonly unsandboxedCommands: boolean;
+  readonly limits: CommandLimits;
+  /** Where to look for bwrap, prlimit and setpriv. */
+  readonly searchPath: string;
+}
+
+/** Picks the mode for this worker; the probe makes a bwrap that cannot create namespaces count as missing. */
+export function detectCommandSandbox(settings: SandboxSettings): CommandSandbox {
+  if (settings.unsandboxedCommands) return { kind: SandboxKind.unsandboxed };
+  const bwrap = findExecutable('bwrap', settings.searchPath);
+  const prlimit = findExecutable('prlimit', settings.searchPath);
+  const asRoot = process.getuid?.() === 0;
+  const setpriv = asRoot ? findExecutable('setpriv', settings.searchPath) : undefined;
+  const missing = [
+    bwrap ? undefined : 'bwrap (Debian package bubblewrap)',
+    prlimit ? undefined : 'prlimit (util-linux)',
+    asRoot && !setpriv ? 'setpriv (util-linux)' : undefined,
+  ].filter((name): name is string => name !== undefined);
+  if (!bwrap || !prlimit || missing.length > 0) {
+    return refused(`${missing.join(' and ')} not found on the worker's PATH`);
+  }
+  const probe = spawnSync(bwrap, [...namespaceArgs(asRoot), ...filesystemArgs(), '--', 'true'], {
+    timeout: 10_000,
+    encoding: 'utf8',
+  });
+  if (probe.status !== 0) {
+    const why = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim();
+    return refused(`bwrap cannot create a sandbox here: ${why}`);
+  }
+  return { kind: SandboxKind.bubblewrap, bwrap, prlimit, ...(setpriv ? { setpriv } : {}), limits: settings.limits };
+}
+
+/** One line for the worker's start-up log. */
+export function describeSandbox(sandbox: CommandSandbox): string {
+  switch (sandbox.kind) {
+    case SandboxKind.bubblewrap:
+      return (
+        `run_command sandboxed with bubblewrap (no network, writes only in the workspace, ` +
+        `${sandbox.limits.memoryMiB} MiB address space, ${sandbox.limits.maxProcesses} processes` +
+        `${sandbox.setpriv ? `, as uid ${SANDBOX_UID}` : ''})`
+      );
+    case SandboxKind.unsandboxed:
+      return 'run_command NOT sandboxed (AGENTD_UNSANDBOXED_COMMANDS=1): commands run as the worker user with its file and network access';
+    case SandboxKind.refused:
+      return `run_command disabled: ${sandbox.reason}`;
+  }
+}
+
+export interface CommandLaunch {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** The workspace as the command sees it (its HOME). */
+  readonly home: string;
+}
+
+/** The process to spawn for `command`; the CPU limit is the call's wall-clock limit, rounded up. */
+export function commandLaunch(sandbox: CommandSandbox, workspace: string, command: string, seconds: number): CommandLaunch {
+  if (sandbox.kind !== SandboxKind.bubblewrap) {
+    return { file: 'sh', args: ['-c', command], cwd: workspace, home: workspace };
+  }
+  const asRoot = sandbox.setpriv !== undefined;
+  const dropPrivileges = sandbox.setpriv
+    ? [sandbox.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--']
+    : [];
+  const limits = [
+    sandbox.prlimit,
+    `--nproc=${sandbox.limits.maxProcesses}`,
+    `--as=${sandbox.limits.memoryMiB * 1024 * 1024}`,
+    `--cpu=${Math.max(1, Math.ceil(seconds))}`,
+    '--',
+  ];
+  return {
+    file: sandbox.bwrap,
+    args: [
+      ...namespaceArgs(asRoot),
+      ...filesystemArgs(),
+      '--bind',
+      workspace,
+      SANDBOX_WORKSPACE,
+      '--chdir',
+      SANDBOX_WORKSPACE,
+      '--',
+      ...dropPrivileges,
+      ...limits,
+      'sh',
+      '-c',
+      command,
+    ],
+    cwd: workspace,
+    home: SANDBOX_WORKSPACE,
+  };
+}
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * A root worker's commands run as SANDBOX_UID, so the workspace must belong to it; files the file
+ * tools wrote since the last command belong to root. `-h` changes links, never what they point at.
+ */
+export async function prepareWorkspace(sandbox: CommandSandbox, workspace: string): Promise<void> {
+  if (sandbox.kind !== SandboxKind.bubblewrap || sandbox.setpriv === undefined) return;
+  await execFileAsync('chown', ['-R', '-h', `${SANDBOX_UID}:${SANDBOX_UID}`, workspace]);
+}
+
+function refused(why: string): CommandSandbox {
+  return {
+    kind: SandboxKind.refused,
+    reason: `${why}; run_command is refused because commands would run unsandboxed. Install bubblewrap, or set AGENTD_UNSANDBOXED_COMMANDS=1 on the worker to run them without a sandbox.`,
+  };
+}
+
+function namespaceArgs(asRoot: boolean): string[] {
+  return [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-net',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    // Unprivileged bwrap needs a user namespace, which also gives the process limit a count of its own.
+    ...(asRoot ? [] : ['--unshare-user']),
+  ];
+}
+
+/** A read-only system (programs, libraries, /etc), fresh /dev, /proc and /tmp, and nothing else of the host. */
+function filesystemArgs(): string[] {
+  const args: string[] = [];
+  for (const dir of ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt']) {
+    let info;
+    try {
+      info = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    // Merged-/usr systems link /bin to usr/bin; the same link inside keeps paths like /bin/sh working.
+    if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(dir), dir);
+    else if (info.isDirectory()) args.push('--ro-bind', dir, dir);
+  }
+  args.push('--dev', '/dev', '--proc', '/proc', '--perms', '1777', '--tmpfs', '/tmp');
+  return args;
+}
+
+function findExecutable(name: string, searchPath: string): string | undefined {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
