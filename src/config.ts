@@ -20,6 +20,8 @@ export interface AgentdConfig {
   hasApiKey: boolean;
   /** Model a new session uses unless told otherwise; none when an endpoint is set but no AGENTD_MODEL. */
   defaultModel?: string;
+  /** Limit of one model request; a hung endpoint fails the attempt and the session's retry policy takes over. */
+  modelTimeoutMs: number;
   /** This worker's host: its workspaces live here, and it also polls the task queue `agentd-host-<hostId>`. */
   hostId: string;
   /** Run commands without bubblewrap (AGENTD_UNSANDBOXED_COMMANDS=1): an explicit operator choice. */
@@ -39,6 +41,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     ...(env.OPENAI_BASE_URL ? { modelBaseURL: env.OPENAI_BASE_URL } : {}),
     hasApiKey: Boolean(env.OPENAI_API_KEY),
     ...(env.AGENTD_MODEL || usesSimulator ? { defaultModel: env.AGENTD_MODEL ?? SIMULATOR_MODEL } : {}),
+    modelTimeoutMs: positiveSeconds('AGENTD_MODEL_TIMEOUT_SECONDS', env.AGENTD_MODEL_TIMEOUT_SECONDS, 600) * 1000,
     hostId: hostIdOf(env.AGENTD_HOST_ID ?? hostname()),
     unsandboxedCommands: env.AGENTD_UNSANDBOXED_COMMANDS === '1',
     commandLimits: {
@@ -52,17 +55,30 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
 function hostIdOf(raw: string): string {
   const id = raw.trim();
   if (!/^[A-Za-z0-9._-]{1,100}$/.test(id)) {
-    throw new Error(`AGENTD_HOST_ID ${JSON.stringify(raw)} must be 1-100 letters, digits, '.', '_' or '-'`);
+    throw new ConfigError(`AGENTD_HOST_ID ${JSON.stringify(raw)} must be 1-100 letters, digits, '.', '_' or '-'`);
   }
   return id;
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
+  if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} ${JSON.stringify(raw)} must be a positive integer`);
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`${name}: expected a whole number > 0, got '${raw}'`);
   return value;
+}
+
+/** A whole number of seconds from the environment; a bad value is an error that names the variable. */
+function positiveSeconds(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`${name}: expected a whole number of seconds > 0, got '${raw}'`);
+  return value;
+}
+
+/** A setting in the environment that cannot be used. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
 }
 
 /** True when no endpoint is configured and the worker should answer with the built-in simulator. */

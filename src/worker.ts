@@ -89,6 +89,7 @@ export async function startWorkerFromConfig(
       model: createModelClient({
         baseURL: simulator?.baseURL ?? config.modelBaseURL,
         apiKey: process.env.OPENAI_API_KEY,
+        timeoutMs: config.modelTimeoutMs,
       }),
       tools: createBuiltinRegistry(),
       workspaceRoot: config.workspaceRoot,

@@ -180,6 +180,33 @@ describe('model simulator', () => {
     });
   });
 
+  it('makes the [sim call …] lines first, in order, then the usual cycle, then finish', async () => {
+    await withSim({}, async (_sim, client) => {
+      const task = [
+        'Probe the tools. [sim steps=4]',
+        '[sim call read_file {"path":"../outside.txt"}]',
+        '[sim call run_command {"command":"echo [1,2]"}]',
+      ].join('\n');
+      const calls = await runTurn(client, [SYSTEM, { role: 'user', content: task }]);
+      assert.deepEqual(
+        calls.map((call) => call.name),
+        ['read_file', 'run_command', 'list_files', 'write_file', 'finish'],
+      );
+      assert.deepEqual(calls[0]?.args, { path: '../outside.txt' });
+      assert.deepEqual(calls[1]?.args, { command: 'echo [1,2]' }, 'brackets inside the JSON arguments survive');
+      assert.deepEqual(calls.map((call) => stepOfCallId(call.id)), [1, 2, 3, 4, 5]);
+      assert.doesNotMatch(String(calls[4]?.args['answer']), /sim call/);
+    });
+  });
+
+  it('takes as many steps as scripted calls when no steps= is given', async () => {
+    await withSim({ defaultSteps: 9 }, async (_sim, client) => {
+      const task = 'Echo once.\n[sim call echo {"message":"hi"}]\n[sim call nope not-json]';
+      const calls = await runTurn(client, [SYSTEM, { role: 'user', content: task }]);
+      assert.deepEqual(calls.map((call) => call.name), ['echo', 'finish'], 'a line without JSON arguments is ignored');
+    });
+  });
+
   it('uses defaultSteps when the task has no directive', async () => {
     await withSim({ defaultSteps: 3 }, async (_sim, client) => {
       const calls = await runTurn(client, [SYSTEM, { role: 'user', content: 'Fix the build.' }]);

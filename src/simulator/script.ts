@@ -29,7 +29,15 @@ export interface Directive {
   readonly output?: ByteRange;
 }
 
-const DIRECTIVE = /\[sim\b([^\]]*)\]/;
+/** A tool call a test asked for by name with a `[sim call <tool> <json-args>]` line. */
+export interface ScriptedCall {
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+
+const DIRECTIVE = /\[sim\b(?!\s+call\s)([^\]]*)\]/;
+// A whole line, so the JSON arguments may hold brackets of their own.
+const SCRIPTED_CALL = /^\s*\[sim\s+call\s+(\S+)\s+(.*)\]\s*$/gm;
 const CALL_ID = /^call_(\d+)_(\d+)_[0-9a-f]{8}$/;
 
 /** Parts that do not parse are ignored: a typo must not crash the scripted agent. */
@@ -51,6 +59,25 @@ export function parseDirective(text: string): Directive | undefined {
   return { ...(steps === undefined ? {} : { steps }), ...(output === undefined ? {} : { output }) };
 }
 
+/**
+ * The `[sim call …]` lines of a user message, in order. A line whose arguments are not a JSON
+ * object is left out, as a typo in a directive is elsewhere.
+ */
+export function parseScriptedCalls(text: string): ScriptedCall[] {
+  const calls: ScriptedCall[] = [];
+  for (const found of text.matchAll(SCRIPTED_CALL)) {
+    try {
+      const args: unknown = JSON.parse(found[2] ?? '');
+      if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
+        calls.push({ name: found[1] ?? '', args: args as Record<string, unknown> });
+      }
+    } catch {
+      // not JSON: ignored like any other malformed directive part
+    }
+  }
+  return calls;
+}
+
 /** The step a tool call id was made for, if it is one of the script's ids. */
 export function stepOfCallId(id: string): number | undefined {
   const found = CALL_ID.exec(id);
@@ -69,6 +96,8 @@ interface Turn {
   readonly isTask: boolean;
   readonly budget: number;
   readonly output: ByteRange;
+  /** Steps 1..n make these calls; the usual cycle of tools takes the steps after them. */
+  readonly scripted: readonly ScriptedCall[];
 }
 
 function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean, before = items.length): number {
@@ -88,7 +117,9 @@ function findTurn(messages: readonly ChatMessage[], userIndex: number, options: 
   // left, and the turn is taken to be the task's (its budget, its finish).
   const isTask = messages.findIndex(opensTurn) === userIndex;
   const directive = parseDirective(userText);
-  const budget = directive?.steps ?? (isTask ? options.defaultSteps : options.followUpSteps);
+  const scripted = parseScriptedCalls(userText);
+  const usualBudget = scripted.length > 0 ? scripted.length : isTask ? options.defaultSteps : options.followUpSteps;
+  const budget = Math.max(directive?.steps ?? usualBudget, scripted.length);
   // An output size set earlier (usually by the task) holds until a later directive changes it.
   let output = options.outputBytes;
   for (let index = userIndex; index >= 0; index -= 1) {
@@ -99,12 +130,12 @@ function findTurn(messages: readonly ChatMessage[], userIndex: number, options: 
       break;
     }
   }
-  return { userText, hash: shortHash(userText), isTask, budget, output };
+  return { userText, hash: shortHash(userText), isTask, budget, output, scripted };
 }
 
 /** The text with its `[sim …]` directive taken out: plumbing for the simulator, not part of what was asked. */
 export function withoutDirective(text: string): string {
-  return text.replace(DIRECTIVE, ' ').trim();
+  return text.replace(SCRIPTED_CALL, ' ').replace(DIRECTIVE, ' ').trim();
 }
 
 /** The first words of a message, directive removed, for replies that quote it. */
@@ -119,7 +150,7 @@ function notesPath(turn: Turn, step: number): string {
 
 function filesWritten(turn: Turn): string[] {
   const files: string[] = [];
-  for (let step = 2; step <= turn.budget; step += 4) files.push(notesPath(turn, step));
+  for (let step = 2; step <= turn.budget - turn.scripted.length; step += 4) files.push(notesPath(turn, step));
   return files;
 }
 
@@ -163,7 +194,7 @@ function notesFor(turn: Turn, step: number): string {
   ].join('\n');
 }
 
-function toolCall(turn: Turn, step: number, name: SimTool, args: Record<string, unknown>): ToolCall {
+function toolCall(turn: Turn, step: number, name: string, args: Record<string, unknown>): ToolCall {
   return {
     id: `call_${step}_0_${shortHash(turn.userText, step)}`,
     type: 'function',
@@ -171,17 +202,24 @@ function toolCall(turn: Turn, step: number, name: SimTool, args: Record<string, 
   };
 }
 
-function act(turn: Turn, step: number, content: string, name: SimTool, args: Record<string, unknown>): AssistantReply {
+function act(turn: Turn, step: number, content: string, name: string, args: Record<string, unknown>): AssistantReply {
   return { role: 'assistant', content, tool_calls: [toolCall(turn, step, name, args)] };
 }
 
 function stepReply(turn: Turn, step: number, marker: string | undefined): AssistantReply {
   const at = `Step ${step} of ${turn.budget}:`;
-  switch (step % 4) {
+  const call = turn.scripted[step - 1];
+  if (call !== undefined) return act(turn, step, `${at} calling ${call.name} as scripted.`, call.name, call.args);
+  // The usual cycle starts over after the scripted calls, so its notes are written before they are read.
+  return cycleReply(turn, step, step - turn.scripted.length, at, marker);
+}
+
+function cycleReply(turn: Turn, step: number, cycleStep: number, at: string, marker: string | undefined): AssistantReply {
+  switch (cycleStep % 4) {
     case 1:
       return act(turn, step, `${at} listing the workspace to see what is there.`, SimTool.listFiles, { path: '.' });
     case 2: {
-      const path = notesPath(turn, step);
+      const path = notesPath(turn, cycleStep);
       return act(turn, step, `${at} writing my notes so far to ${path}.`, SimTool.writeFile, {
         path,
         content: notesFor(turn, step),
@@ -192,7 +230,7 @@ function stepReply(turn: Turn, step: number, marker: string | undefined): Assist
         command: runCommandLine(step, turn, marker),
       });
     default: {
-      const path = notesPath(turn, step - 2);
+      const path = notesPath(turn, cycleStep - 2);
       return act(turn, step, `${at} re-reading ${path} before going on.`, SimTool.readFile, { path });
     }
   }
