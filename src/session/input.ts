@@ -27,6 +27,11 @@ export const SessionInputSchema = z
     maxTurns: z.number().int().positive().default(10),
     /** How long a session whose turn ended waits for a `message` signal before completing. @default 0 */
     awaitMessagesSeconds: z.number().int().min(0).max(30 * 24 * 3600).default(0),
+    /**
+     * How long the host that owns the session's workspace may take no tool call before the session
+     * moves to a fresh workspace on another host. @default 300
+     */
+    workspaceFailoverSeconds: z.number().int().positive().max(7 * 24 * 3600).default(300),
     /** @default 120 */
     toolTimeoutSeconds: z.number().int().positive().max(3600).default(120),
     /** Longest tool output kept; longer output keeps its head and tail. @default 200000 */

@@ -76,6 +76,15 @@ export interface CompactNowResult {
   reason?: string;
 }
 
+/** Where the session's workspace lives; absent until the first tool call claims one. */
+export interface WorkspaceReport {
+  hostId: string;
+  /** The task queue its tool calls go to (`agentd-host-<hostId>`, or the shared one for a lone worker). */
+  taskQueue: string;
+  /** Times the session moved to a fresh workspace because its host was gone. */
+  failovers: number;
+}
+
 export interface SessionState {
   sessionId: string;
   status: SessionStatus;
@@ -98,6 +107,7 @@ export interface SessionState {
   /** The newest tool calls, oldest first. */
   lastToolCalls: ToolCallRecord[];
   pendingMessages: number;
+  workspace?: WorkspaceReport;
   /** Things the session noticed and went on from (ignored malformed signals…), newest last. */
   warnings: string[];
   outcome?: SessionOutcome;

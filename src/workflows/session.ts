@@ -22,6 +22,7 @@ import {
 import { describeZodError } from '../session/validation';
 import { sessionActivities } from './activityOptions';
 import { CompactionController, type CompactionCarry } from './compaction';
+import { WorkspaceAffinity, type AffinityCarry } from './workspaceAffinity';
 
 /**
  * What one run hands the next through continue-as-new: numbers, ids and short texts, never
@@ -41,6 +42,8 @@ export interface SessionCarry {
   answer?: { text: string; seq?: number };
   manualRequested: boolean;
   compaction: CompactionCarry;
+  /** Absent in carries from before workspace affinity. */
+  affinity?: AffinityCarry;
 }
 
 const TOOL_CALLS_SHOWN = 10;
@@ -49,6 +52,9 @@ const WARNINGS_KEPT = 20;
 export class AgentSession {
   private readonly activities;
   private readonly compaction: CompactionController;
+  private readonly affinity: WorkspaceAffinity;
+  /** Failover notices to append once the current step's tool results are in. */
+  private readonly pendingNotices: string[] = [];
   /** The live context, in order; compaction replaces it wholesale. */
   private ledger: LedgerEntry[] = [];
   private nextSeq = 0;
@@ -84,6 +90,16 @@ export class AgentSession {
       () => this.allocateSeq(),
       carry?.compaction,
     );
+    this.affinity = new WorkspaceAffinity(
+      sessionId,
+      input,
+      this.activities.runTool,
+      (warning, notice) => {
+        this.warn(warning);
+        this.pendingNotices.push(notice);
+      },
+      carry?.affinity,
+    );
     if (carry) this.resume(carry);
   }
 
@@ -115,6 +131,7 @@ export class AgentSession {
       ...(this.answer ? { answer: this.answer } : {}),
       manualRequested: this.manualRequested,
       compaction: this.compaction.carry(),
+      affinity: this.affinity.carry(),
     };
   }
 
@@ -239,7 +256,7 @@ export class AgentSession {
     // Every declared call gets its result, even after `finish`: an unanswered call would make an
     // OpenAI-compatible server reject every later request of the session.
     for (const call of reply.toolCalls) {
-      const result = await this.activities.runTool({
+      const result = await this.affinity.runTool({
         sessionId: this.sessionId,
         seq: this.allocateSeq(),
         callSeq: reply.measure.seq,
@@ -254,6 +271,9 @@ export class AgentSession {
         this.turnOpen = false;
       }
     }
+    // After the results: a message between a call and its result would make the request invalid.
+    const notices = this.pendingNotices.splice(0);
+    if (notices.length > 0) await this.append(notices.map((content) => ({ role: 'user', content })), { turn: this.turn, step: this.step });
   }
 
   end(outcome: SessionOutcome): SessionResult {
@@ -289,6 +309,7 @@ export class AgentSession {
   }
 
   state(): SessionState {
+    const workspace = this.affinity.report();
     return {
       sessionId: this.sessionId,
       status: this.status,
@@ -307,6 +328,7 @@ export class AgentSession {
       compaction: this.compaction.report(),
       lastToolCalls: [...this.lastToolCalls],
       pendingMessages: this.pendingMessages.length,
+      ...(workspace ? { workspace } : {}),
       warnings: [...this.warnings],
       ...(this.outcome ? { outcome: this.outcome } : {}),
       ...(this.answer ? { answer: this.answer.text, ...(this.answer.seq !== undefined ? { answerSeq: this.answer.seq } : {}) } : {}),
@@ -362,13 +384,13 @@ export class AgentSession {
     return { turn: this.turn, step: this.step };
   }
 
-  private async append(messages: ChatMessage[], where: { turn: number; pinned?: boolean }): Promise<void> {
+  private async append(messages: ChatMessage[], where: { turn: number; step?: number; pinned?: boolean }): Promise<void> {
     const measures = await this.activities.storeMessages({
       sessionId: this.sessionId,
       messages: messages.map((message) => ({ seq: this.allocateSeq(), message })),
     });
     for (const measure of measures) {
-      this.ledger.push({ ...measure, turn: where.turn, step: 0, ...(where.pinned ? { pinned: true } : {}) });
+      this.ledger.push({ ...measure, turn: where.turn, step: where.step ?? 0, ...(where.pinned ? { pinned: true } : {}) });
     }
   }
 

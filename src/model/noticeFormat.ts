@@ -1,0 +1,20 @@
+/**
+ * Notices agentd itself puts in a session's transcript (e.g. a workspace failover), as user messages
+ * the model reads. Pure constants and string checks, shared by the workflow and the simulator.
+ */
+
+/** First characters of a notice, so the simulator and people can tell it from a user's message. */
+export const NOTICE_PREFIX = '[agentd notice]';
+
+export function isNotice(text: string | null | undefined): boolean {
+  return typeof text === 'string' && text.startsWith(NOTICE_PREFIX);
+}
+
+/** What the model is told when its workspace moved: the files it made are gone. */
+export function workspaceFailoverNotice(from: string, to: string, seconds: number): string {
+  return (
+    `${NOTICE_PREFIX} The workspace on host ${from} could not be reached for ${seconds} s, so this session ` +
+    `now works in a fresh, empty workspace on host ${to}. Every file written before this point is gone: ` +
+    'check what exists before relying on it, and recreate what you still need.'
+  );
+}
