@@ -1,0 +1,160 @@
+/**
+ * Escape attempts in a real session: a worker process, the dev server and a simulator scripted with
+ * `[sim call …]` lines. Each attempt comes back as a clear tool result and the session finishes.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startSimulator, type RunningSimulator } from '../src/simulator/server';
+import { totalRejected } from '../src/simulator/stats';
+import type { StoredMessage } from '../src/store/transcriptStore';
+import { requireBubblewrap, skipWithoutBubblewrap } from './helpers/bubblewrap';
+import { startStack, type Stack } from './helpers/stack';
+import { startWorkerProcess } from './helpers/workerProcess';
+
+const MINUTE = 60_000;
+const sandbox = requireBubblewrap();
+
+function scripted(calls: ReadonlyArray<readonly [string, Record<string, unknown>]>): string {
+  return calls.map(([name, args]) => `[sim call ${name} ${JSON.stringify(args)}]`).join('\n');
+}
+
+/** The tool results of the session in order, paired with the call that asked for each. */
+function results(rows: readonly StoredMessage[]): Array<{ name: string; args: string; output: string }> {
+  const calls = new Map<string, { name: string; args: string }>();
+  const found: Array<{ name: string; args: string; output: string }> = [];
+  for (const row of rows) {
+    if (row.message.role === 'assistant') {
+      for (const call of row.message.tool_calls ?? []) calls.set(call.id, { name: call.function.name, args: call.function.arguments });
+    } else if (row.message.role === 'tool') {
+      const call = calls.get(row.message.tool_call_id);
+      found.push({ name: call?.name ?? '?', args: call?.args ?? '', output: row.message.content });
+    }
+  }
+  return found;
+}
+
+describe('isolation in a session', () => {
+  let stack: Stack;
+  let simulator: RunningSimulator;
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+  let outside: string;
+
+  before(async () => {
+    stack = await startStack();
+    simulator = await startSimulator({});
+    outside = mkdtempSync(join(tmpdir(), 'agentd-isolation-outside-'));
+    writeFileSync(join(outside, 'secret.txt'), 'top secret');
+    server = createServer((socket) => {
+      connections += 1;
+      socket.end('HELLO-FROM-HOST\n');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    port = typeof address === 'object' && address !== null ? address.port : 0;
+  });
+
+  after(async () => {
+    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await simulator?.stop();
+    await stack?.stop();
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('refuses or contains every escape attempt and finishes', { ...skipWithoutBubblewrap(sandbox), timeout: 3 * MINUTE }, async () => {
+    const worker = startWorkerProcess({
+      temporalAddress: stack.temporal.address,
+      storeFile: stack.storeFile,
+      workspaceRoot: stack.workspaceRoot,
+      modelBaseURL: simulator.baseURL,
+    });
+    const attempts = [
+      ['write_file', { path: '../escape.txt', content: 'out' }],
+      ['read_file', { path: join(outside, 'secret.txt') }],
+      ['run_command', { command: `ln -s ${join(outside, 'secret.txt')} secret-link && ln -s ${outside} out-dir && echo linked` }],
+      ['read_file', { path: 'secret-link' }],
+      ['write_file', { path: 'out-dir/pwned.txt', content: 'pwned' }],
+      ['run_command', { command: `curl -sS -m 5 http://127.0.0.1:${port}/` }],
+      ['run_command', { command: `echo x > /etc/agentd-pwned; echo x > ${join(outside, 'pwned.txt')}` }],
+      ['run_command', { command: 'bomb(){ bomb | bomb & }; bomb; sleep 2; echo bomb-over', timeoutSeconds: 6 }],
+      ['run_command', { command: 'sleep 987123', timeoutSeconds: 2 }],
+      ['run_command', { command: 'echo still-here' }],
+    ] as const;
+    let stderr = '';
+    try {
+      const handle = await stack.sessions.start({
+        task: `Try to get out of the workspace. [sim steps=${attempts.length + 4}]\n${scripted(attempts)}`,
+        model: 'agentd-sim',
+        toolTimeoutSeconds: 20,
+      });
+      const result = await stack.sessions.result(handle.workflowId);
+      assert.equal(result.outcome, 'finished');
+      assert.equal(result.steps, attempts.length + 5);
+
+      const outputs = results(await stack.store.list(handle.workflowId));
+      const expected: RegExp[] = [
+        /^error: path "\.\.\/escape\.txt" is outside the workspace$/,
+        /^error: path ".*secret\.txt" is outside the workspace$/,
+        /^linked\nexit code: 0$/,
+        /^error: path "secret-link" leads through a symlink to .*, outside the workspace$/,
+        /^error: path "out-dir\/pwned\.txt" leads through a symlink to .*, outside the workspace$/,
+        /curl: \(7\) .*\nexit code: 7$/,
+        /\/etc\/agentd-pwned: Read-only file system\n.*pwned\.txt: Directory nonexistent\nexit code: 2$/,
+        /(Cannot fork|Resource temporarily unavailable)[\s\S]*(exit code: \d+|killed after 6s \(timeout\))$/,
+        /^killed after 2s \(timeout\)$/,
+        /^still-here\nexit code: 0$/,
+      ];
+      expected.forEach((pattern, index) => {
+        const got = outputs[index];
+        assert.ok(got, `result ${index + 1}`);
+        assert.match(got.output, pattern, `attempt ${index + 1}: ${got.name} ${got.args}`);
+      });
+      // The usual cycle after the attempts: list, write, run, read, then finish, without errors.
+      const rest = outputs.slice(expected.length);
+      assert.deepEqual(rest.map((entry) => entry.name), ['list_files', 'write_file', 'run_command', 'read_file', 'finish']);
+      assert.deepEqual(rest.filter((entry) => entry.output.startsWith('error: ')), []);
+
+      assert.equal(connections, 0, 'nothing reached the host server');
+      assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'top secret');
+      assert.equal(existsSync(join(outside, 'pwned.txt')), false);
+      assert.equal(existsSync('/etc/agentd-pwned'), false);
+      assert.equal(existsSync(join(stack.workspaceRoot, 'escape.txt')), false);
+      assert.equal(totalRejected(simulator.stats()), 0);
+      console.log(`isolation: ${expected.length} escape attempts refused or contained; session finished in ${result.steps} steps`);
+    } finally {
+      stderr = (await worker.stop('SIGTERM')).stderr;
+    }
+    assert.match(stderr, /run_command sandboxed with bubblewrap \(no network/);
+  });
+
+  it('without bubblewrap, the worker says so at start and run_command is refused; the session goes on', { timeout: 3 * MINUTE }, async () => {
+    const emptyBin = mkdtempSync(join(tmpdir(), 'agentd-no-bwrap-'));
+    const worker = startWorkerProcess({
+      temporalAddress: stack.temporal.address,
+      storeFile: stack.storeFile,
+      workspaceRoot: stack.workspaceRoot,
+      modelBaseURL: simulator.baseURL,
+      extra: { PATH: emptyBin },
+    });
+    let stderr = '';
+    try {
+      const handle = await stack.sessions.start({ task: 'run something [sim steps=4]', model: 'agentd-sim' });
+      const result = await stack.sessions.result(handle.workflowId);
+      assert.equal(result.outcome, 'finished');
+      const outputs = results(await stack.store.list(handle.workflowId));
+      const command = outputs.find((entry) => entry.name === 'run_command');
+      assert.ok(command);
+      assert.match(command.output, /^error: bwrap \(Debian package bubblewrap\).* not found.*AGENTD_UNSANDBOXED_COMMANDS=1/);
+      assert.deepEqual(outputs.filter((entry) => entry.name !== 'run_command' && entry.output.startsWith('error: ')), []);
+    } finally {
+      stderr = (await worker.stop('SIGTERM')).stderr;
+      rmSync(emptyBin, { recursive: true, force: true });
+    }
+    assert.match(stderr, /run_command disabled: bwrap .*not found/);
+  });
+});
