@@ -3,7 +3,7 @@
  * every session's files are where its tool calls wrote them, and a session whose host dies moves on.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hostTaskQueue } from '../src/session/definitions';
@@ -16,6 +16,18 @@ import { eventually, startStack, type Stack } from './helpers/stack';
 import { startWorkerProcess, type WorkerProcess } from './helpers/workerProcess';
 
 const MINUTE = 60_000;
+
+/** True while some process on this machine runs with `needle` in its command line. */
+function commandRunning(needle: string): boolean {
+  return readdirSync('/proc').some((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}
 const HOSTS = ['host-a', 'host-b'] as const;
 type Host = (typeof HOSTS)[number];
 
@@ -161,5 +173,51 @@ describe('worker affinity for workspaces', () => {
     console.log(
       `failover: ${dead} killed after ${before} tool results; moved to ${survivor} after ${failoverSeconds} s and finished in ${result.steps} steps`,
     );
+  });
+
+  it('stays on a lone host that comes back after the failover time, files and all', { timeout: 5 * MINUTE }, async () => {
+    for (const worker of workers.values()) await worker.stop('SIGTERM');
+    const host = 'host-lone';
+    const root = join(stack.dir, 'workspaces-lone');
+    const startLone = () =>
+      startWorkerProcess({
+        temporalAddress: stack.temporal.address,
+        storeFile: stack.storeFile,
+        workspaceRoot: root,
+        modelBaseURL: simulator.baseURL,
+        extra: { AGENTD_HOST_ID: host },
+      });
+    const first = startLone();
+    let second: WorkerProcess | undefined;
+    try {
+      const handle = await stack.sessions.start({
+        task: `outlive my worker [sim steps=6]\n[sim call write_file {"path":"kept.txt","content":"still here"}]\n[sim call run_command {"command":"sleep 120"}]`,
+        model: 'agentd-sim',
+        workspaceFailoverSeconds: 2,
+        toolTimeoutSeconds: 300,
+      });
+      await eventually(async () => (commandRunning('sleep 120') ? true : undefined), 'the sleep running', 2 * MINUTE);
+      await first.stop('SIGKILL');
+      // The running call's heartbeat times out (20 s), its retry waits 2 s on the host queue and the
+      // session asks for a new workspace, which only this host, once back, can give.
+      await new Promise((resolve) => setTimeout(resolve, 30_000));
+      second = startLone();
+      const result = await stack.sessions.result(handle.workflowId);
+      assert.equal(result.outcome, 'finished');
+      const state = await stack.sessions.state(handle.workflowId);
+      assert.deepEqual(state.workspace, { hostId: host, taskQueue: hostTaskQueue(host), failovers: 0 });
+      assert.ok(
+        state.warnings.some((warning) => warning.includes(`host ${host} took no tool call for 2 s, then came back`)),
+        JSON.stringify(state.warnings),
+      );
+      const rows = await stack.store.list(handle.workflowId);
+      assert.equal(rows.filter((row) => row.message.role === 'user' && isNotice(row.message.content)).length, 0, 'no notice: nothing was lost');
+      const errors = errorResults(rows);
+      assert.equal(errors.length, 1, JSON.stringify(errors));
+      assert.match(errors[0] ?? '', /^error: interrupted: an earlier attempt of run_command started but never finished/);
+      assert.equal(readFileSync(join(root, handle.workflowId, 'kept.txt'), 'utf8'), 'still here');
+    } finally {
+      await second?.stop('SIGTERM');
+    }
   });
 });

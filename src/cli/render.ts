@@ -16,6 +16,10 @@ export function renderState(state: SessionState): string {
     `trigger   ${kTokens(state.compaction.trigger)} tokens; ${state.compaction.compactions} compaction(s); breaker ${state.compaction.breaker.open ? 'OPEN' : 'closed'} (${state.compaction.breaker.consecutiveFailures} consecutive failures)`,
     `usage     ${state.usage.modelCalls} model calls, ${kTokens(state.usage.promptTokens)} prompt + ${kTokens(state.usage.completionTokens)} completion tokens`,
   ];
+  if (state.workspace) {
+    const moved = state.workspace.failovers > 0 ? `, moved ${state.workspace.failovers} time(s) after its host was lost` : '';
+    lines.push(`workspace on host ${state.workspace.hostId} (queue ${state.workspace.taskQueue})${moved}`);
+  }
   if (state.pendingMessages > 0) lines.push(`pending   ${state.pendingMessages} message(s)`);
   if (state.lastToolCalls.length > 0) {
     lines.push('recent tool calls:');

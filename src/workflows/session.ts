@@ -96,7 +96,7 @@ export class AgentSession {
       this.activities.runTool,
       (warning, notice) => {
         this.warn(warning);
-        this.pendingNotices.push(notice);
+        if (notice !== undefined) this.pendingNotices.push(notice);
       },
       carry?.affinity,
     );

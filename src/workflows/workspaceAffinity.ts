@@ -32,8 +32,8 @@ export class WorkspaceAffinity {
     private readonly input: SessionInput,
     /** The tool activity on the shared queue, as sessions from before affinity call it. */
     private readonly sharedRunTool: RunTool,
-    /** Called on a failover with the warning for the state and the notice for the transcript. */
-    private readonly onFailover: (warning: string, notice: string) => void,
+    /** Called on a failover with the warning for the state and the notice for the transcript (none when the host came back). */
+    private readonly onFailover: (warning: string, notice?: string) => void,
     carry?: AffinityCarry,
   ) {
     this.claimWorkspace = proxyActivities<Pick<Activities, 'claimWorkspace'>>({
@@ -71,6 +71,11 @@ export class WorkspaceAffinity {
   private async failOver(from: WorkspaceClaim): Promise<void> {
     const seconds = this.input.workspaceFailoverSeconds;
     this.claim = await this.claimWorkspace({ sessionId: this.sessionId, avoidHostId: from.hostId });
+    if (this.claim.hostId === from.hostId) {
+      // No other host took the claim and this one is back: its workspace, files and all, is still there.
+      this.onFailover(`host ${from.hostId} took no tool call for ${seconds} s, then came back; the session stays there`);
+      return;
+    }
     this.failovers += 1;
     this.onFailover(
       `workspace failover: host ${from.hostId} took no tool call for ${seconds} s; ` +
