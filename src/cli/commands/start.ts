@@ -17,6 +17,8 @@ The input is validated before anything is sent; a bad field is named and nothing
   --max-turns N            stop after N turns (default 10)
   --await-messages SECS    after a turn, wait this long for 'agentd send' before completing (default 0)
   --tool-timeout SECS      wall-clock limit of one tool call (default 120)
+  --workspace-failover SECS  move to a fresh workspace on another host when the workspace's host
+                           takes no tool call for this long (default 300)
   --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (README, Compaction)
   --id ID                  session id (default agent-<random>)
   --follow                 print progress until the session ends; exit 0 when it completes, 1 when it fails
@@ -37,6 +39,7 @@ export const startCommand: Command = {
       'max-turns': { type: 'string' },
       'await-messages': { type: 'string' },
       'tool-timeout': { type: 'string' },
+      'workspace-failover': { type: 'string' },
       compaction: { type: 'string' },
       id: { type: 'string' },
       follow: { type: 'boolean' },
@@ -54,6 +57,7 @@ export const startCommand: Command = {
       ...defined('maxTurns', positiveInt('max-turns', values['max-turns'])),
       ...defined('awaitMessagesSeconds', positiveInt('await-messages', values['await-messages'])),
       ...defined('toolTimeoutSeconds', positiveInt('tool-timeout', values['tool-timeout'])),
+      ...defined('workspaceFailoverSeconds', positiveInt('workspace-failover', values['workspace-failover'])),
       ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
     const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
