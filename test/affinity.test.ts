@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { temporal } from '@temporalio/proto';
 import { hostTaskQueue } from '../src/session/definitions';
 import type { SessionState } from '../src/session/state';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
@@ -86,6 +87,16 @@ describe('worker affinity for workspaces', () => {
       }
     }
     return found;
+  }
+
+  /** Activities whose wait on a task queue timed out, as the server recorded them (no worker needed). */
+  async function scheduleToStartTimeouts(sessionId: string): Promise<number> {
+    const history = await stack.client.workflow.getHandle(sessionId).fetchHistory();
+    return (history.events ?? []).filter((event) => {
+      const failure = event.activityTaskTimedOutEventAttributes?.failure;
+      const type = failure?.timeoutFailureInfo?.timeoutType ?? failure?.cause?.timeoutFailureInfo?.timeoutType;
+      return type === temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
+    }).length;
   }
 
   function errorResults(rows: readonly StoredMessage[]): string[] {
@@ -198,9 +209,9 @@ describe('worker affinity for workspaces', () => {
       });
       await eventually(async () => (commandRunning('sleep 120') ? true : undefined), 'the sleep running', 2 * MINUTE);
       await first.stop('SIGKILL');
-      // The running call's heartbeat times out (20 s), its retry waits 2 s on the host queue and the
-      // session asks for a new workspace, which only this host, once back, can give.
-      await new Promise((resolve) => setTimeout(resolve, 30_000));
+      // The running call's heartbeat times out (20 s) and its retry waits 2 s on the host queue; the
+      // session then asks for a new workspace, which only this host, once back, can give.
+      await eventually(async () => ((await scheduleToStartTimeouts(handle.workflowId)) >= 1 ? true : undefined), 'the host queue timing out', 2 * MINUTE);
       second = startLone();
       const result = await stack.sessions.result(handle.workflowId);
       assert.equal(result.outcome, 'finished');
