@@ -18,6 +18,8 @@ export interface AgentdConfig {
   hasApiKey: boolean;
   /** Model a new session uses unless told otherwise; none when an endpoint is set but no AGENTD_MODEL. */
   defaultModel?: string;
+  /** A .js module exporting the worker's user tools (AGENTD_TOOLS_MODULE). */
+  toolsModule?: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -31,6 +33,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     workspaceRoot: resolve(env.AGENTD_WORKSPACES ?? join(home, 'workspaces')),
     ...(env.OPENAI_BASE_URL ? { modelBaseURL: env.OPENAI_BASE_URL } : {}),
     hasApiKey: Boolean(env.OPENAI_API_KEY),
+    ...(env.AGENTD_TOOLS_MODULE ? { toolsModule: resolve(env.AGENTD_TOOLS_MODULE) } : {}),
     ...(env.AGENTD_MODEL || usesSimulator ? { defaultModel: env.AGENTD_MODEL ?? SIMULATOR_MODEL } : {}),
   };
 }

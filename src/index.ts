@@ -8,3 +8,7 @@ export type { SessionResult, SessionState, SessionStatus, SessionOutcome } from 
 export { SqliteTranscriptStore } from './store/sqliteStore';
 export type { TranscriptStore, StoredMessage } from './store/transcriptStore';
 export { startSimulator, SIMULATOR_BANNER } from './simulator/server';
+export { defineTool, ToolEffect, ToolInputError, type Tool, type ToolContext, type ToolOutcome } from './tools/tool';
+export { ToolModuleError } from './tools/userTools';
+export { McpHub } from './mcp/hub';
+export { McpConfigError, type McpServerConfig } from './mcp/config';

@@ -10,7 +10,10 @@ import { createModelClient } from './model/client';
 import { TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
 import { SqliteTranscriptStore } from './store/sqliteStore';
-import { createBuiltinRegistry } from './tools/registry';
+import { McpHub } from './mcp/hub';
+import { readMcpServers } from './mcp/config';
+import { builtinTools, ToolRegistry } from './tools/registry';
+import { loadUserTools } from './tools/userTools';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -56,9 +59,13 @@ export async function startWorkerFromConfig(
   config: AgentdConfig,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<RunningWorker> {
+  // Tool configuration is checked first: a bad module or server list stops the worker before it connects.
+  const userTools = config.toolsModule ? await loadUserTools(config.toolsModule, builtinTools.map((tool) => tool.name)) : [];
+  const mcpServers = readMcpServers();
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
   const store = new SqliteTranscriptStore(config.storeFile);
+  const mcp = mcpServers.length > 0 ? new McpHub(mcpServers) : undefined;
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const worker = await createAgentWorker({
     connection,
@@ -69,7 +76,8 @@ export async function startWorkerFromConfig(
         baseURL: simulator?.baseURL ?? config.modelBaseURL,
         apiKey: process.env.OPENAI_API_KEY,
       }),
-      tools: createBuiltinRegistry(),
+      tools: new ToolRegistry([...builtinTools, ...userTools]),
+      ...(mcp ? { extraTools: mcp } : {}),
       workspaceRoot: config.workspaceRoot,
     },
   });
@@ -77,6 +85,8 @@ export async function startWorkerFromConfig(
     `agentd worker on ${config.temporalAddress} (namespace ${config.namespace}, task queue ${TASK_QUEUE}); ` +
       `store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
   );
+  if (userTools.length > 0) log(`user tools from ${config.toolsModule}: ${userTools.map((tool) => tool.name).join(', ')}`);
+  if (mcp) log(`MCP servers: ${mcpServers.map((server) => `${server.name} (${server.transport})`).join(', ')}`);
   return {
     worker,
     async run() {
@@ -85,6 +95,7 @@ export async function startWorkerFromConfig(
       } finally {
         await connection.close();
         await store.close();
+        await mcp?.close();
         await simulator?.stop();
       }
     },

@@ -4,15 +4,19 @@ import { ChatMessageSchema, type ChatMessage } from '../model/messages';
 import { countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
+import type { ToolRegistry } from '../tools/registry';
+import { sessionTools } from '../tools/sessionTools';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
 import { toModelFailure } from './modelFailure';
 import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
 
-export function createCallModel({ store, model, tools }: ActivityDeps) {
-  const toolSchemaTokens = countToolTokens(tools.specs());
+export function createCallModel(deps: ActivityDeps) {
+  const { store, model } = deps;
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
+    const tools = await sessionTools(deps, input.sessionId);
+    const toolSchemaTokens = toolTokensOf(tools);
     // A retry after the reply was stored must not call (and bill) the model again.
     const stored = await store.get(input.sessionId, input.seq);
     if (stored) return resultOf(stored, true, toolSchemaTokens);
@@ -45,6 +49,18 @@ export function createCallModel({ store, model, tools }: ActivityDeps) {
     });
     return resultOf(saved, false, toolSchemaTokens);
   };
+}
+
+const toolTokens = new WeakMap<ToolRegistry, number>();
+
+/** Counted once per registry: the worker's fixed registry is reused for every call. */
+function toolTokensOf(tools: ToolRegistry): number {
+  let tokens = toolTokens.get(tools);
+  if (tokens === undefined) {
+    tokens = countToolTokens(tools.specs());
+    toolTokens.set(tools, tokens);
+  }
+  return tokens;
 }
 
 /** The assistant message of a completion, validated; a reply we cannot read is retried like an outage. */

@@ -4,11 +4,12 @@
  * merging the summary so far. The summary is stored as a user message under a workflow seq.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ChatMessage } from '../model/messages';
+import type { ChatMessage, ToolSpec } from '../model/messages';
 import { SUMMARY_SECTIONS, summaryMessageHeader } from '../model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
+import { sessionTools } from '../tools/sessionTools';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
@@ -19,11 +20,10 @@ import { ActivityFailureType, type ModelUsage, type SummarizeInput, type Summari
 /** Room kept free in every summary request besides the summary budget: chat overheads, rounding. */
 const REQUEST_MARGIN_TOKENS = 1024;
 
-export function createSummarize({ store, model, tools }: ActivityDeps) {
-  const toolSpecs = tools.specs();
-  const toolTokens = countToolTokens(toolSpecs);
+export function createSummarize(deps: ActivityDeps) {
+  const { store, model } = deps;
 
-  async function ask(messages: ChatMessage[], input: SummarizeInput, usage: ModelUsage): Promise<string> {
+  async function ask(messages: ChatMessage[], input: SummarizeInput, usage: ModelUsage, toolSpecs: ToolSpec[]): Promise<string> {
     const completion = await withHeartbeat((signal) =>
       model.chat.completions
         .create(
@@ -44,6 +44,8 @@ export function createSummarize({ store, model, tools }: ActivityDeps) {
     const existing = await store.get(input.sessionId, input.seq);
     if (existing) return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0 };
 
+    const toolSpecs = (await sessionTools(deps, input.sessionId)).specs();
+    const toolTokens = countToolTokens(toolSpecs);
     const pinned = (await store.getMany(input.sessionId, fromSeqRuns(input.pinned))).map((row) => row.message);
     const region = await store.getMany(input.sessionId, fromSeqRuns(input.region));
     const instruction: ChatMessage = { role: 'user', content: summarizeInstruction(input.budgetTokens) };
@@ -54,7 +56,7 @@ export function createSummarize({ store, model, tools }: ActivityDeps) {
     const usage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
     let summary: ChatMessage | undefined;
     for (const chunk of chunks) {
-      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, usage);
+      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, usage, toolSpecs);
       summary = { role: 'user', content: text };
     }
     const text = checkedSummary(summary?.content ?? '', region);
