@@ -1,0 +1,221 @@
+/**
+ * MCP servers as tool sources, end to end: the real dev server, a real worker, the simulator over
+ * HTTP, and MCP servers from npm that nobody here wrote (filesystem; everything over stdio and HTTP).
+ */
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { NativeConnection } from '@temporalio/worker';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createActivities, type ActivityDeps } from '../src/activities';
+import type { RunToolResult } from '../src/activities/types';
+import { freePort } from '../src/devServer/freePort';
+import type { McpServerConfig } from '../src/mcp/config';
+import { McpHub } from '../src/mcp/hub';
+import { createModelClient } from '../src/model/client';
+import { startSimulator, type RunningSimulator } from '../src/simulator/server';
+import { createBuiltinRegistry } from '../src/tools/registry';
+import { sessionTools } from '../src/tools/sessionTools';
+import { createAgentWorker } from '../src/worker';
+import { eventually, startStack, type Stack } from './helpers/stack';
+
+/** The entry point of an npm MCP server, run with this node: no network, no npx. */
+function serverScript(pkg: string): string {
+  return join(dirname(require.resolve(`${pkg}/package.json`)), 'dist', 'index.js');
+}
+
+const FILESYSTEM = serverScript('@modelcontextprotocol/server-filesystem');
+const EVERYTHING = serverScript('@modelcontextprotocol/server-everything');
+
+/** server-everything's streamable HTTP mode on a free port, ready when it says it listens. */
+async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let said = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+      if (/listening on port/.test(said)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`everything (http) exited with ${code}: ${said}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+function toolContents(rows: Awaited<ReturnType<Stack['store']['list']>>): string[] {
+  return rows.flatMap((row) => (row.message.role === 'tool' ? [row.message.content] : []));
+}
+
+describe('MCP servers as tool sources', () => {
+  let stack: Stack;
+  let http: { url: string; child: ChildProcess };
+  let servers: McpServerConfig[];
+
+  before(async () => {
+    stack = await startStack();
+    http = await startEverythingHttp();
+    servers = [
+      { name: 'fs', transport: 'stdio', command: process.execPath, args: [FILESYSTEM, '{workspace}'] },
+      { name: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      { name: 'web', transport: 'http', url: http.url },
+    ];
+  });
+  after(async () => {
+    http?.child.kill();
+    await stack?.stop();
+  });
+
+  /** A fresh worker whose sessions see the built-ins and the MCP servers' tools. */
+  async function withMcpWorker<T>(hub: McpHub, work: (simulator: RunningSimulator) => Promise<T>): Promise<T> {
+    const simulator = await startSimulator({});
+    const connection = await NativeConnection.connect({ address: stack.temporal.address });
+    try {
+      const worker = await createAgentWorker({
+        connection,
+        workflowBundle: stack.bundle,
+        deps: {
+          store: stack.store,
+          model: createModelClient({ baseURL: simulator.baseURL }),
+          tools: createBuiltinRegistry(),
+          extraTools: hub,
+          workspaceRoot: stack.workspaceRoot,
+        },
+      });
+      return await worker.runUntil(work(simulator));
+    } finally {
+      await connection.close();
+      await simulator.stop();
+    }
+  }
+
+  it('shows the model each server\'s tools, prefixed, with the server\'s own schema and effect', async () => {
+    const hub = new McpHub(servers);
+    try {
+      const tools = await sessionTools({ tools: createBuiltinRegistry(), extraTools: hub, workspaceRoot: stack.workspaceRoot }, 'listing');
+      const specs = new Map(tools.specs().map((spec) => [spec.function.name, spec.function]));
+      assert.ok(specs.has('read_file'), 'the built-ins are still there');
+      const readText = specs.get('fs__read_text_file');
+      assert.ok(readText, `fs tools listed: ${[...specs.keys()].join(', ')}`);
+      assert.ok((readText.parameters.properties as Record<string, unknown>).path, 'the server\'s JSON schema reaches the model');
+      assert.ok(specs.has('everything__get-sum') && specs.has('web__echo'));
+      assert.equal(tools.get('fs__read_text_file')?.effect, 'read', 'readOnlyHint: true');
+      assert.equal(tools.get('fs__write_file')?.effect, 'write', 'readOnlyHint: false');
+      for (const name of specs.keys()) assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/);
+      assert.equal(hub.processes().filter((p) => p.server === 'fs').length, 1, 'one filesystem server, for this workspace');
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('runs a scripted session that calls the filesystem server and the everything server (stdio and http)', async () => {
+    const hub = new McpHub(servers);
+    try {
+      await withMcpWorker(hub, async () => {
+        const sessionId = 'mcp-both';
+        const workspace = join(stack.workspaceRoot, sessionId);
+        const task = [
+          'Use the MCP tools.',
+          `[sim call fs__write_file {"path":${JSON.stringify(join(workspace, 'notes.txt'))},"content":"written through MCP"}]`,
+          `[sim call fs__read_text_file {"path":${JSON.stringify(join(workspace, 'notes.txt'))}}]`,
+          '[sim call fs__read_text_file {"path":"/etc/hostname"}]',
+          '[sim call everything__get-sum {"a":2,"b":40}]',
+          '[sim call web__echo {"message":"over streamable http"}]',
+        ].join('\n');
+        const handle = await stack.sessions.start({ task, model: 'agentd-sim' }, { sessionId });
+        const result = await stack.sessions.result(handle.workflowId);
+        assert.equal(result.outcome, 'finished');
+        assert.equal(result.steps, 6, 'five scripted calls and finish');
+
+        assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'written through MCP', 'the file is in the session workspace');
+        const outputs = toolContents(await stack.store.list(sessionId));
+        assert.equal(outputs.length, 6);
+        assert.doesNotMatch(outputs[0] ?? '', /^error/, outputs[0]);
+        assert.equal(outputs[1], 'written through MCP');
+        assert.match(outputs[2] ?? '', /^error: .*(denied|outside)/i, 'the filesystem server refuses a path outside the workspace');
+        assert.match(outputs[3] ?? '', /42/);
+        assert.equal(outputs[4], 'Echo: over streamable http');
+      });
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('restarts a killed server on next use; the call in flight fails clearly and the session goes on', async () => {
+    const hub = new McpHub(servers);
+    try {
+      await withMcpWorker(hub, async () => {
+        const sessionId = 'mcp-killed';
+        const task = [
+          'Survive a crash.',
+          '[sim call everything__trigger-long-running-operation {"duration":60,"steps":6}]',
+          '[sim call everything__echo {"message":"after restart"}]',
+        ].join('\n');
+        const handle = await stack.sessions.start({ task, model: 'agentd-sim', toolTimeoutSeconds: 120 }, { sessionId });
+        // The model's reply declaring the long call is stored before the tool activity starts.
+        await eventually(async () => {
+          const rows = await stack.store.list(sessionId);
+          return rows.some((row) => row.message.role === 'assistant' && row.message.tool_calls?.length) ? true : undefined;
+        }, 'the long call to be declared');
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        const victim = hub.processes().find((p) => p.server === 'everything');
+        assert.ok(victim, 'the everything server runs');
+        process.kill(victim.pid, 'SIGKILL');
+
+        const result = await stack.sessions.result(handle.workflowId);
+        assert.equal(result.outcome, 'finished');
+        const outputs = toolContents(await stack.store.list(sessionId));
+        assert.match(
+          outputs[0] ?? '',
+          /^error: MCP server "everything" stopped answering during tool trigger-long-running-operation .*started again on the next call/,
+        );
+        assert.equal(outputs[1], 'Echo: after restart', 'the next call reached a fresh server');
+        const restarted = hub.processes().find((p) => p.server === 'everything');
+        assert.ok(restarted && restarted.pid !== victim.pid && restarted.starts === 2);
+      });
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('reads from MCP retry; writes run at most once (started markers, DESIGN §6)', async () => {
+    const hub = new McpHub(servers);
+    const deps: ActivityDeps = {
+      store: stack.store,
+      model: createModelClient({ baseURL: 'http://127.0.0.1:9/v1' }),
+      tools: createBuiltinRegistry(),
+      extraTools: hub,
+      workspaceRoot: stack.workspaceRoot,
+    };
+    const activities = createActivities(deps);
+    try {
+      const workspace = join(stack.workspaceRoot, 'mcp-once');
+      const calls = [
+        { id: 'call_r', type: 'function' as const, function: { name: 'everything__get-sum', arguments: '{"a":1,"b":1}' } },
+        {
+          id: 'call_w',
+          type: 'function' as const,
+          function: { name: 'fs__write_file', arguments: JSON.stringify({ path: join(workspace, 'twice.txt'), content: 'x' }) },
+        },
+      ];
+      await stack.store.put('mcp-once', 0, { role: 'assistant', content: null, tool_calls: calls });
+      // Both calls' first attempts started and their worker died before storing a result.
+      assert.equal(await stack.store.markStarted('mcp-once', 1), true);
+      assert.equal(await stack.store.markStarted('mcp-once', 2), true);
+      const base = { sessionId: 'mcp-once', callSeq: 0, timeoutSeconds: 30, outputCapChars: 10_000 };
+      const read: RunToolResult = await new MockActivityEnvironment().run(activities.runTool, { ...base, seq: 1, toolCallId: 'call_r' });
+      const write: RunToolResult = await new MockActivityEnvironment().run(activities.runTool, { ...base, seq: 2, toolCallId: 'call_w' });
+      assert.equal(read.isError, false, 'a read-only MCP tool simply runs again');
+      assert.match((await stack.store.get('mcp-once', 1))?.message.content ?? '', /2/);
+      assert.equal(write.isError, true);
+      assert.match((await stack.store.get('mcp-once', 2))?.message.content ?? '', /^error: interrupted: .*fs__write_file.*not run again/);
+      assert.equal(existsSync(join(workspace, 'twice.txt')), false, 'the write was not repeated');
+    } finally {
+      await hub.close();
+    }
+  });
+});
