@@ -55,13 +55,21 @@ export interface RunningWorker {
   run(): Promise<void>;
 }
 
+export interface WorkerFromConfigOptions {
+  /** A pre-built workflow bundle; otherwise the worker bundles. */
+  workflowBundle?: WorkflowBundle;
+  /** Where AGENTD_MCP_SERVERS / AGENTD_MCP_CONFIG are read. @default process.env */
+  env?: NodeJS.ProcessEnv;
+}
+
 export async function startWorkerFromConfig(
   config: AgentdConfig,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  options: WorkerFromConfigOptions = {},
 ): Promise<RunningWorker> {
   // Tool configuration is checked first: a bad module or server list stops the worker before it connects.
   const userTools = config.toolsModule ? await loadUserTools(config.toolsModule, builtinTools.map((tool) => tool.name)) : [];
-  const mcpServers = readMcpServers();
+  const mcpServers = readMcpServers(options.env);
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
   const store = new SqliteTranscriptStore(config.storeFile);
@@ -70,6 +78,7 @@ export async function startWorkerFromConfig(
   const worker = await createAgentWorker({
     connection,
     namespace: config.namespace,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
     deps: {
       store,
       model: createModelClient({
