@@ -2,11 +2,13 @@
  * MCP servers as tool sources, end to end: the real dev server, a real worker, the simulator over
  * HTTP, and MCP servers from npm that nobody here wrote (filesystem; everything over stdio and HTTP).
  */
+import { temporal } from '@temporalio/proto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createActivities, type ActivityDeps } from '../src/activities';
@@ -94,6 +96,7 @@ describe('MCP servers as tool sources', () => {
   }
 
   it('shows the model each server\'s tools, prefixed, with the server\'s own schema and effect', async () => {
+    process.env.AGENTD_TEST_SECRET = 'sk-must-not-leak';
     const hub = new McpHub(servers);
     try {
       const tools = await sessionTools({ tools: createBuiltinRegistry(), extraTools: hub, workspaceRoot: stack.workspaceRoot }, 'listing');
@@ -106,8 +109,18 @@ describe('MCP servers as tool sources', () => {
       assert.equal(tools.get('fs__read_text_file')?.effect, 'read', 'readOnlyHint: true');
       assert.equal(tools.get('fs__write_file')?.effect, 'write', 'readOnlyHint: false');
       for (const name of specs.keys()) assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/);
+      assert.deepEqual(tools.names().slice(0, 6), createBuiltinRegistry().names(), 'built-ins first, then servers in configuration order');
       assert.equal(hub.processes().filter((p) => p.server === 'fs').length, 1, 'one filesystem server, for this workspace');
+
+      // The worker's secrets stay in the worker: a stdio server inherits only harmless variables.
+      const getEnv = tools.get('everything__get-env');
+      assert.ok(getEnv);
+      const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 10_000, outputCapChars: 100_000 };
+      const shown = (await getEnv.run({}, ctx)).output;
+      assert.match(shown, /"PATH"/, 'get-env shows the environment it got');
+      assert.doesNotMatch(shown, /AGENTD_TEST_SECRET|sk-must-not-leak/);
     } finally {
+      delete process.env.AGENTD_TEST_SECRET;
       await hub.close();
     }
   });
@@ -118,11 +131,14 @@ describe('MCP servers as tool sources', () => {
       await withMcpWorker(hub, async () => {
         const sessionId = 'mcp-both';
         const workspace = join(stack.workspaceRoot, sessionId);
+        // Another session's file exists, so a refusal cannot be mistaken for "not found".
+        await mkdir(join(stack.workspaceRoot, 'other-session'), { recursive: true });
+        await writeFile(join(stack.workspaceRoot, 'other-session', 'secret.txt'), 'not yours');
         const task = [
           'Use the MCP tools.',
-          `[sim call fs__write_file {"path":${JSON.stringify(join(workspace, 'notes.txt'))},"content":"written through MCP"}]`,
+          '[sim call fs__write_file {"path":"notes.txt","content":"written through MCP"}]',
           `[sim call fs__read_text_file {"path":${JSON.stringify(join(workspace, 'notes.txt'))}}]`,
-          '[sim call fs__read_text_file {"path":"/etc/hostname"}]',
+          '[sim call fs__read_text_file {"path":"../other-session/secret.txt"}]',
           '[sim call everything__get-sum {"a":2,"b":40}]',
           '[sim call web__echo {"message":"over streamable http"}]',
         ].join('\n');
@@ -134,9 +150,10 @@ describe('MCP servers as tool sources', () => {
         assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'written through MCP', 'the file is in the session workspace');
         const outputs = toolContents(await stack.store.list(sessionId));
         assert.equal(outputs.length, 6);
-        assert.doesNotMatch(outputs[0] ?? '', /^error/, outputs[0]);
+        assert.doesNotMatch(outputs[0] ?? '', /^error/, 'a relative path is taken inside the workspace the server was started for');
         assert.equal(outputs[1], 'written through MCP');
-        assert.match(outputs[2] ?? '', /^error: .*(denied|outside)/i, 'the filesystem server refuses a path outside the workspace');
+        assert.doesNotMatch(outputs[2] ?? '', /not yours/);
+        assert.match(outputs[2] ?? '', /^error: .*(denied|outside)/i, 'the filesystem server refuses a path out of the session workspace');
         assert.match(outputs[3] ?? '', /42/);
         assert.equal(outputs[4], 'Echo: over streamable http');
       });
@@ -156,12 +173,16 @@ describe('MCP servers as tool sources', () => {
           '[sim call everything__echo {"message":"after restart"}]',
         ].join('\n');
         const handle = await stack.sessions.start({ task, model: 'agentd-sim', toolTimeoutSeconds: 120 }, { sessionId });
-        // The model's reply declaring the long call is stored before the tool activity starts.
+        // Kill only once a worker runs the tool activity; the call reaches the server a moment later
+        // and then lasts a minute, so the kill lands while it is in flight.
         await eventually(async () => {
-          const rows = await stack.store.list(sessionId);
-          return rows.some((row) => row.message.role === 'assistant' && row.message.tool_calls?.length) ? true : undefined;
-        }, 'the long call to be declared');
-        await new Promise((resolve) => setTimeout(resolve, 2000));
+          const { raw } = await handle.describe();
+          const running = raw.pendingActivities?.some(
+            (activity) => activity.activityType?.name === 'runTool' && activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+          );
+          return running ? true : undefined;
+        }, 'the long call to start');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
         const victim = hub.processes().find((p) => p.server === 'everything');
         assert.ok(victim, 'the everything server runs');
         process.kill(victim.pid, 'SIGKILL');
