@@ -5,7 +5,7 @@ import { countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
-import { sessionTools } from '../tools/sessionTools';
+import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
@@ -15,7 +15,7 @@ import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type M
 export function createCallModel(deps: ActivityDeps) {
   const { store, model } = deps;
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
-    const tools = await sessionTools(deps, input.sessionId);
+    const tools = await toolsOf(deps, input.sessionId);
     const toolSchemaTokens = toolTokensOf(tools);
     // A retry after the reply was stored must not call (and bill) the model again.
     const stored = await store.get(input.sessionId, input.seq);

@@ -3,7 +3,7 @@ import type { ToolCall } from '../model/messages';
 import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import { runToolCall } from '../tools/runToolCall';
-import { sessionTools } from '../tools/sessionTools';
+import { toolsOf } from './toolsOf';
 import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
 import type { ActivityDeps } from './deps';
@@ -66,7 +66,7 @@ export function createRunTool(deps: ActivityDeps) {
     const meta: ToolMeta = { toolName: call.function.name, isError: false };
     // A session's MCP server that cannot be reached must not stop its built-in tools from running.
     let unlisted: unknown;
-    const tools = await sessionTools(deps, input.sessionId).catch((error: unknown) => {
+    const tools = await toolsOf(deps, input.sessionId).catch((error: unknown) => {
       unlisted = error;
       return deps.tools;
     });

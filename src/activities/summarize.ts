@@ -9,7 +9,7 @@ import { SUMMARY_SECTIONS, summaryMessageHeader } from '../model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
-import { sessionTools } from '../tools/sessionTools';
+import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
@@ -44,7 +44,7 @@ export function createSummarize(deps: ActivityDeps) {
     const existing = await store.get(input.sessionId, input.seq);
     if (existing) return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0 };
 
-    const toolSpecs = (await sessionTools(deps, input.sessionId)).specs();
+    const toolSpecs = (await toolsOf(deps, input.sessionId)).specs();
     const toolTokens = countToolTokens(toolSpecs);
     const pinned = (await store.getMany(input.sessionId, fromSeqRuns(input.pinned))).map((row) => row.message);
     const region = await store.getMany(input.sessionId, fromSeqRuns(input.region));
