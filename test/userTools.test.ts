@@ -15,6 +15,7 @@ import { builtinTools } from '../src/tools/registry';
 import { toolSpec } from '../src/tools/tool';
 import { loadUserTools, ToolModuleError } from '../src/tools/userTools';
 import { startWorkerFromConfig } from '../src/worker';
+import { entryPoint, finished, spawnNode } from './helpers/processes';
 import { startStack, type Stack } from './helpers/stack';
 
 const ZOD = JSON.stringify(require.resolve('zod'));
@@ -148,6 +149,27 @@ describe('MCP configuration', () => {
     }
     assert.throws(() => readMcpServers({ AGENTD_MCP_SERVERS: '[]', AGENTD_MCP_CONFIG: 'x.json' }), /not both/);
     assert.throws(() => readMcpServers({ AGENTD_MCP_CONFIG: '/nonexistent/mcp.json' }), /cannot read \/nonexistent\/mcp\.json/);
+  });
+
+  it('stops `agentd worker` before it connects, exit code 2, naming the bad module or field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentd-badworker-'));
+    try {
+      const badTools = join(dir, 'tools.js');
+      await writeFile(badTools, toolModule(`[{ name: 'a', description: 'd', input: z.object({}), effect: 'read' }]`));
+      // An address nobody listens on: exit code 2 shows the worker never tried to connect (that would be 4).
+      const base = { TEMPORAL_ADDRESS: '127.0.0.1:9', AGENTD_HOME: dir };
+      const cases: [NodeJS.ProcessEnv, RegExp][] = [
+        [{ AGENTD_TOOLS_MODULE: badTools }, /tools module .*tools\.js: tool 0 \("a"\): run: expected a function/],
+        [{ AGENTD_MCP_SERVERS: '[{"name":"x","transport":"http","url":"not a url"}]' }, /AGENTD_MCP_SERVERS: servers\[0\]\.url/],
+      ];
+      for (const [env, message] of cases) {
+        const outcome = await finished(spawnNode(entryPoint('cli/main'), ['worker'], { ...base, ...env }));
+        assert.equal(outcome.code, 2, outcome.stderr);
+        assert.match(outcome.stderr, message);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('prefixes tool names by server in the charset and length OpenAI accepts', () => {
