@@ -32,8 +32,8 @@ const FILESYSTEM = serverScript('@modelcontextprotocol/server-filesystem');
 const EVERYTHING = serverScript('@modelcontextprotocol/server-everything');
 
 /** server-everything's streamable HTTP mode on a free port, ready when it says it listens. */
-async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
+async function startEverythingHttp(port?: number): Promise<{ url: string; child: ChildProcess }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -198,6 +198,48 @@ describe('MCP servers as tool sources', () => {
         const restarted = hub.processes().find((p) => p.server === 'everything');
         assert.ok(restarted && restarted.pid !== victim.pid && restarted.starts === 2);
       });
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('an HTTP server that went away fails the call clearly, and is reached again once it is back', async () => {
+    const own = await startEverythingHttp();
+    const hub = new McpHub([{ name: 'web2', transport: 'http', url: own.url }]);
+    const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 10_000, outputCapChars: 10_000 };
+    const echo = async (message: string) => {
+      const tool = (await hub.toolsFor(stack.workspaceRoot).catch(() => [])).find((t) => t.name === 'web2__echo');
+      return tool ? (await tool.run({ message }, ctx)).output : 'not listed';
+    };
+    let back: { child: ChildProcess } | undefined;
+    try {
+      assert.equal(await echo('before'), 'Echo: before');
+      // Listed while the server was up, called after it died: the call in flight has no server.
+      const [tool] = (await hub.toolsFor(stack.workspaceRoot)).filter((t) => t.name === 'web2__echo');
+      assert.ok(tool);
+      own.child.kill('SIGKILL');
+      await new Promise((resolve) => own.child.once('exit', resolve));
+      assert.match((await tool.run({ message: 'lost' }, ctx)).output, /^error: MCP server "web2" (stopped answering|could not be started)/);
+      back = await startEverythingHttp(Number(new URL(own.url).port));
+      assert.equal(await echo('after'), 'Echo: after', 'a fresh HTTP session with the server that came back');
+    } finally {
+      back?.child.kill();
+      own.child.kill();
+      await hub.close();
+    }
+  });
+
+  it('stops a per-workspace server left idle, and starts it again when the session comes back', async () => {
+    const hub = new McpHub(servers.filter((server) => server.name === 'fs'), { idleMs: 300 });
+    try {
+      await mkdir(join(stack.workspaceRoot, 'idle'), { recursive: true });
+      await hub.toolsFor(join(stack.workspaceRoot, 'idle'));
+      const first = hub.processes()[0];
+      assert.ok(first);
+      await eventually(async () => (hub.processes().length === 0 ? true : undefined), 'the idle server to stop', 10_000);
+      await hub.toolsFor(join(stack.workspaceRoot, 'idle'));
+      const second = hub.processes()[0];
+      assert.ok(second && second.pid !== first.pid);
     } finally {
       await hub.close();
     }
