@@ -57,6 +57,11 @@ export class McpConnection {
   async tools(): Promise<McpToolInfo[]> {
     const live = await this.connect();
     if (live.tools) return live.tools;
+    // A server offering only prompts or resources has no tools to list (and may answer the request with an error).
+    if (live.client.getServerCapabilities()?.tools === undefined) {
+      live.tools = [];
+      return live.tools;
+    }
     const tools: McpToolInfo[] = [];
     let cursor: string | undefined;
     do {

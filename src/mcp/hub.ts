@@ -45,23 +45,19 @@ export class McpHub {
       }),
     );
     const tools = perServer.flat();
-    const seen = new Map<string, string>();
-    for (const tool of tools) {
-      const earlier = seen.get(tool.name);
-      if (earlier !== undefined) {
-        throw new Error(`two MCP tools are both named ${JSON.stringify(tool.name)} after prefixing and sanitizing: rename a server`);
-      }
-      seen.set(tool.name, tool.name);
+    const seen = new Set<string>();
+    for (const { name } of tools) {
+      // Sanitizing and the 64-character cut can make two names one; the model could not tell them apart.
+      if (seen.has(name)) throw new Error(`two MCP tools are both named ${JSON.stringify(name)} after prefixing and sanitizing`);
+      seen.add(name);
     }
     return tools;
   }
 
   /** Running server processes, for operators and tests (a test kills one to see it restarted). */
   processes(): { server: string; workspace?: string; pid: number; starts: number }[] {
-    return [...this.instances.values()].flatMap(({ connection }) =>
-      connection.pid === undefined
-        ? []
-        : [{ server: connection.server.name, ...(connection.workspace ? { workspace: connection.workspace } : {}), pid: connection.pid, starts: connection.starts }],
+    return [...this.instances.values()].flatMap(({ connection: { server, workspace, pid, starts } }) =>
+      pid === undefined ? [] : [{ server: server.name, ...(workspace === undefined ? {} : { workspace }), pid, starts }],
     );
   }
 
@@ -86,7 +82,9 @@ export class McpHub {
 
   private async stopIdle(): Promise<void> {
     const cutoff = Date.now() - this.idleMs;
-    const idle = [...this.instances.entries()].filter(([, { connection, lastUsed }]) => connection.workspace !== undefined && lastUsed < cutoff);
+    const idle = [...this.instances.entries()].filter(
+      ([, { connection, lastUsed }]) => connection.workspace !== undefined && lastUsed < cutoff,
+    );
     for (const [key] of idle) this.instances.delete(key);
     await Promise.all(idle.map(([, { connection }]) => connection.close()));
   }
