@@ -20,6 +20,8 @@ export interface AgentdConfig {
   defaultModel?: string;
   /** A .js module exporting the worker's user tools (AGENTD_TOOLS_MODULE). */
   toolsModule?: string;
+  /** Limit of one model request; a hung endpoint fails the attempt and the session's retry policy takes over. */
+  modelTimeoutMs: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -35,7 +37,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     hasApiKey: Boolean(env.OPENAI_API_KEY),
     ...(env.AGENTD_TOOLS_MODULE ? { toolsModule: resolve(env.AGENTD_TOOLS_MODULE) } : {}),
     ...(env.AGENTD_MODEL || usesSimulator ? { defaultModel: env.AGENTD_MODEL ?? SIMULATOR_MODEL } : {}),
+    modelTimeoutMs: positiveSeconds('AGENTD_MODEL_TIMEOUT_SECONDS', env.AGENTD_MODEL_TIMEOUT_SECONDS, 600) * 1000,
   };
+}
+
+/** A whole number of seconds from the environment; a bad value is an error that names the variable. */
+function positiveSeconds(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`${name}: expected a whole number of seconds > 0, got '${raw}'`);
+  return value;
+}
+
+/** A setting in the environment that cannot be used. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
 }
 
 /** True when no endpoint is configured and the worker should answer with the built-in simulator. */

@@ -84,6 +84,7 @@ export async function startWorkerFromConfig(
       model: createModelClient({
         baseURL: simulator?.baseURL ?? config.modelBaseURL,
         apiKey: process.env.OPENAI_API_KEY,
+        timeoutMs: config.modelTimeoutMs,
       }),
       tools: new ToolRegistry([...builtinTools, ...userTools]),
       ...(mcp ? { extraTools: mcp } : {}),

@@ -1,6 +1,7 @@
 /** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { SessionInputError } from '../session/input';
+import { ConfigError } from '../config';
 import { ExitCode, UsageError, type Command } from './command';
 import { cancelCommand } from './commands/cancel';
 import { compactCommand } from './commands/compact';
@@ -68,7 +69,7 @@ function reportError(command: Command, error: unknown): number {
     console.error(`agentd ${command.name}: ${error.message}\n\n${command.help}`);
     return ExitCode.usage;
   }
-  if (error instanceof SessionInputError) {
+  if (error instanceof SessionInputError || error instanceof ConfigError) {
     console.error(`agentd ${command.name}: ${error.message}`);
     return ExitCode.usage;
   }

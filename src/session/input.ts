@@ -32,6 +32,16 @@ export const SessionInputSchema = z
     /** Longest tool output kept; longer output keeps its head and tail. @default 200000 */
     toolOutputCapChars: z.number().int().min(1000).default(200_000),
     maxOutputTokens: z.number().int().positive().optional(),
+    /** Retries of a model call that hit a 429, a 5xx, a timeout or an unreadable answer. */
+    modelRetry: z
+      .object({
+        /** @default 10 */
+        maximumAttempts: z.number().int().min(1).max(100).default(10),
+        /** Longest wait between attempts, unless the endpoint's Retry-After asks for more. @default 120 */
+        maximumIntervalSeconds: z.number().int().min(1).max(3600).default(120),
+      })
+      .strict()
+      .default({ maximumAttempts: 10, maximumIntervalSeconds: 120 }),
     /** When a run's history is this big, the session goes on in a new run (continue-as-new). */
     continueAsNew: z
       .object({

@@ -15,8 +15,8 @@ export function sessionActivities(input: SessionInput) {
     retry: {
       initialInterval: '2 seconds',
       backoffCoefficient: 2,
-      maximumInterval: '2 minutes',
-      maximumAttempts: 10,
+      maximumInterval: input.modelRetry.maximumIntervalSeconds * 1000,
+      maximumAttempts: input.modelRetry.maximumAttempts,
       nonRetryableErrorTypes: [ActivityFailureType.contextOverflow, ActivityFailureType.modelRequestRejected],
     },
   });
