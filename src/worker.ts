@@ -3,9 +3,13 @@
  * `agentd`. Run directly (`node dist/src/worker.js` or `agentd worker`) it reads its settings from
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
+import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
+import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
+import { connectTemporalNative } from './connection/connect';
+import { describeConnection } from './connection/options';
 import { createModelClient } from './model/client';
 import { TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
@@ -20,6 +24,8 @@ export interface AgentWorkerOptions {
   /** A pre-built workflow bundle (tests build it once per file); otherwise the worker bundles. */
   workflowBundle?: WorkflowBundle;
   identity?: string;
+  /** Payload encryption (`agentdDataConverter`); clients must use the same one. */
+  dataConverter?: DataConverter;
 }
 
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
@@ -32,6 +38,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
       : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities(options.deps),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
   });
 }
 
@@ -59,10 +66,12 @@ export async function startWorkerFromConfig(
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
   const store = new SqliteTranscriptStore(config.storeFile);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const connection = await connectTemporalNative(config.connection);
+  const dataConverter = agentdDataConverter(config.encryption);
   const worker = await createAgentWorker({
     connection,
-    namespace: config.namespace,
+    namespace: config.connection.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
     deps: {
       store,
       model: createModelClient({
@@ -74,8 +83,8 @@ export async function startWorkerFromConfig(
     },
   });
   log(
-    `agentd worker on ${config.temporalAddress} (namespace ${config.namespace}, task queue ${TASK_QUEUE}); ` +
-      `store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
+    `agentd worker on ${describeConnection(config.connection)}, task queue ${TASK_QUEUE}; ` +
+      `${describeEncryption(config.encryption)}; store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
   );
   return {
     worker,

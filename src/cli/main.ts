@@ -1,5 +1,7 @@
 /** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { EncryptionSettingsError } from '../codec/encryptionKeys';
+import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
 import { ExitCode, UsageError, type Command } from './command';
 import { cancelCommand } from './commands/cancel';
@@ -68,7 +70,7 @@ function reportError(command: Command, error: unknown): number {
     console.error(`agentd ${command.name}: ${error.message}\n\n${command.help}`);
     return ExitCode.usage;
   }
-  if (error instanceof SessionInputError) {
+  if (error instanceof SessionInputError || error instanceof ConnectionSettingsError || error instanceof EncryptionSettingsError) {
     console.error(`agentd ${command.name}: ${error.message}`);
     return ExitCode.usage;
   }
