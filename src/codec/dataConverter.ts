@@ -3,8 +3,12 @@ import type { DataConverter } from '@temporalio/common';
 import { AesGcmPayloadCodec } from './aesGcmCodec';
 import type { EncryptionKeys } from './encryptionKeys';
 
+/** Path of the failure converter that puts failure messages into (encrypted) payloads; bundles built ahead need it too. */
+export const ENCRYPTED_FAILURE_CONVERTER_PATH = require.resolve('./failureConverter');
+
 export function agentdDataConverter(keys: EncryptionKeys | undefined): DataConverter | undefined {
-  return keys === undefined ? undefined : { payloadCodecs: [new AesGcmPayloadCodec(keys)] };
+  if (keys === undefined) return undefined;
+  return { payloadCodecs: [new AesGcmPayloadCodec(keys)], failureConverterPath: ENCRYPTED_FAILURE_CONVERTER_PATH };
 }
 
 /** For logs: whether payloads are encrypted and under which key id (never the key). */
