@@ -28,7 +28,9 @@ import { startSimulator } from '../src/simulator/server';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
 import { createBuiltinRegistry } from '../src/tools/registry';
 import { createAgentWorker } from '../src/worker';
+import { entryPoint, finished, spawnNode } from './helpers/processes';
 import { startTestTemporal, type TestTemporal } from './helpers/temporal';
+import { startWorkerProcess } from './helpers/workerProcess';
 
 const run = promisify(execFile);
 
@@ -236,5 +238,42 @@ describe('history on a real dev server', () => {
     assert.match(`${JSON.stringify(state)} ${cause}`, new RegExp(marker));
     assert.ok(!history.includes(marker), 'raw history holds the model name');
     assert.ok(!stock.includes(marker), 'temporal workflow show holds the model name');
+  });
+
+  it('is configured from the environment for the worker process and the CLI alike', async () => {
+    const marker = `ZEBRA${randomBytes(4).toString('hex')}`;
+    const keyEnv = { AGENTD_ENCRYPTION_KEY_ID: 'env-key', AGENTD_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    const simulator = await startSimulator();
+    const worker = startWorkerProcess({
+      temporalAddress: server.address,
+      storeFile: join(dir, 'process.db'),
+      workspaceRoot: join(dir, 'ws'),
+      modelBaseURL: simulator.baseURL,
+      extra: keyEnv,
+    });
+    const cli = (args: string[], env: NodeJS.ProcessEnv) =>
+      finished(spawnNode(entryPoint('cli/main'), args, { TEMPORAL_ADDRESS: server.address, AGENTD_STORE: join(dir, 'process.db'), ...env }));
+    try {
+      const started = await cli(['start', `Index the ${marker} shelf [sim steps=2]`, '--follow', '--json', '--id', 'enc-process'], keyEnv);
+      assert.equal(started.code, 0, started.stderr);
+      assert.equal((JSON.parse(started.stdout) as SessionResult).outcome, 'finished');
+      const status = await cli(['status', 'enc-process', '--json'], keyEnv);
+      assert.equal(status.code, 0, status.stderr);
+      // Without the key the CLI cannot read the session's state, and says why.
+      const keyless = await cli(['status', 'enc-process', '--json'], {});
+      assert.notEqual(keyless.code, 0);
+      assert.match(keyless.stderr, /payloads are encrypted: set AGENTD_ENCRYPTION_KEY_ID and AGENTD_ENCRYPTION_KEY/);
+      const client = await connectClient(server.address);
+      try {
+        assert.ok(!(await rawHistory(client, 'enc-process')).includes(marker));
+      } finally {
+        await client.connection.close();
+      }
+    } finally {
+      const output = await worker.stop();
+      await simulator.stop();
+      assert.match(output.stderr, /payloads encrypted \(AES-256-GCM, key id env-key\)/);
+      assert.ok(!output.stderr.includes(keyEnv.AGENTD_ENCRYPTION_KEY), 'the worker log holds no key');
+    }
   });
 });

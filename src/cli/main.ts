@@ -1,6 +1,7 @@
 /** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { EncryptionSettingsError } from '../codec/encryptionKeys';
+import { ENCRYPTED_ENCODING } from '../codec/aesGcmCodec';
+import { ENCRYPTION_ENV, EncryptionSettingsError } from '../codec/encryptionKeys';
 import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
 import { ExitCode, UsageError, type Command } from './command';
@@ -90,8 +91,15 @@ function reportError(command: Command, error: unknown): number {
     );
     return ExitCode.unavailable;
   }
-  console.error(`agentd ${command.name}: ${message}`);
+  console.error(`agentd ${command.name}: ${message}${encryptionHint(message)}`);
   return ExitCode.failure;
+}
+
+/** A client without the workers' keys meets encrypted payloads it cannot read; say which settings are missing. */
+function encryptionHint(message: string): string {
+  return message.includes(`Unknown encoding: ${ENCRYPTED_ENCODING}`)
+    ? ` (the session's payloads are encrypted: set ${ENCRYPTION_ENV.keyId} and ${ENCRYPTION_ENV.key} to the workers' key)`
+    : '';
 }
 
 function isUnreachable(error: unknown): boolean {

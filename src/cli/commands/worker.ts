@@ -13,6 +13,8 @@ Runs the agentSession workflow and its activities. Settings come from the enviro
   OPENAI_BASE_URL, OPENAI_API_KEY   the model endpoint (neither set: the built-in simulator, said loudly)
   AGENTD_STORE                      transcript store file (default .agentd/transcripts.db)
   AGENTD_WORKSPACES                 folder of session workspaces (default .agentd/workspaces)
+  AGENTD_ENCRYPTION_KEY_ID, AGENTD_ENCRYPTION_KEY
+                                    encrypt payloads sent through Temporal (clients need the same key)
 ${CONNECTION_HELP}`,
   async run(argv) {
     const { values } = parse(argv, CONNECTION_OPTIONS);
