@@ -102,7 +102,9 @@ export async function startWorkerFromConfig(
 
 if (require.main === module) {
   installWorkerLogging();
-  startWorkerFromConfig(readConfig())
+  // readConfig inside the chain, so a bad setting is reported in one line like any other failure.
+  Promise.resolve()
+    .then(() => startWorkerFromConfig(readConfig()))
     .then((running) => running.run())
     .catch((error: unknown) => {
       process.stderr.write(`agentd worker: ${error instanceof Error ? error.message : String(error)}\n`);
