@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { inspect } from 'node:util';
 import { connectClient, SessionClient } from '../src/client/sessionClient';
 import { loadConnectionOptions, connectTemporal } from '../src/connection/connect';
 import { ConnectionSettingsError, describeConnection, resolveConnectionSettings } from '../src/connection/options';
@@ -61,6 +62,8 @@ describe('connection settings from env and flags', () => {
     const description = describeConnection(settings);
     assert.equal(description, 'x.tmprl.cloud:7233 (namespace default), TLS, API key set (TEMPORAL_API_KEY)');
     assert.doesNotMatch(description, /very-secret/);
+    assert.doesNotMatch(JSON.stringify(settings), /very-secret/);
+    assert.doesNotMatch(inspect(settings, { depth: 10 }), /very-secret/);
   });
 
   it('names the bad variable or flag', () => {

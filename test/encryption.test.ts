@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
+import { inspect, promisify } from 'node:util';
 import { connectClient, SessionClient } from '../src/client/sessionClient';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError } from '../src/codec/aesGcmCodec';
 import { agentdDataConverter, ENCRYPTED_FAILURE_CONVERTER_PATH } from '../src/codec/dataConverter';
@@ -97,12 +97,18 @@ describe('AES-256-GCM payload codec', () => {
     altered.writeUInt8(altered.readUInt8(at) ^ 1, at);
     await assert.rejects(codec.decode([{ ...mine, data: altered }]), /failed authentication/);
     // Relabelling a payload to another known key id fails too: the id is authenticated.
-    const twoKeys = new AesGcmPayloadCodec(keysFor('k4', `k3=${keys.current.key.toString('base64')}`));
+    const twoKeys = new AesGcmPayloadCodec(keysFor('k4', `k3=${keys.current.key.export().toString('base64')}`));
     const [other] = await twoKeys.encode([jsonPayload(3)]);
     await assert.rejects(twoKeys.decode([{ ...other, metadata: { ...other!.metadata, [KEY_ID_METADATA]: Buffer.from('k3') } }]), /failed authentication/);
   });
 
   it('validates the environment and names the bad variable without echoing keys', () => {
+    const secretKey = randomBytes(32);
+    const parsed = readEncryptionKeys({ AGENTD_ENCRYPTION_KEY_ID: 'k', AGENTD_ENCRYPTION_KEY: secretKey.toString('base64') });
+    // How inspect would print the key's first bytes if it held a Buffer: '<Buffer 3a 4f 12 09 …'.
+    const printedBytes = inspect(secretKey).slice('<Buffer '.length, '<Buffer '.length + 11);
+    assert.ok(!inspect(parsed, { depth: 10 }).includes(printedBytes), 'inspect hides the key');
+    assert.ok(!JSON.stringify(parsed).includes(secretKey.toString('base64')), 'JSON hides the key');
     assert.equal(readEncryptionKeys({}), undefined);
     assert.match(settingsError({ AGENTD_ENCRYPTION_KEY: randomBytes(32).toString('base64') }).message, /AGENTD_ENCRYPTION_KEY is set but AGENTD_ENCRYPTION_KEY_ID is not/);
     assert.match(settingsError({ AGENTD_ENCRYPTION_KEY_ID: 'k' }).message, /AGENTD_ENCRYPTION_KEY_ID is set but AGENTD_ENCRYPTION_KEY is not/);

@@ -2,6 +2,7 @@
  * The payload encryption keys, from the environment: the current key (used to encrypt) and any
  * earlier keys still needed to decrypt old histories. Validated with zod; errors name the variable.
  */
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 
 export const ENCRYPTION_ENV = {
@@ -16,8 +17,8 @@ export const KEY_BYTES = 32;
 export interface EncryptionKey {
   /** Stored in each payload's metadata, so a payload names the key that opens it. */
   id: string;
-  /** 32 bytes for AES-256. */
-  key: Buffer;
+  /** 32 bytes for AES-256, as a KeyObject: logging or serializing the config never shows the bytes. */
+  key: KeyObject;
 }
 
 export interface EncryptionKeys {
@@ -93,5 +94,5 @@ function parseKey(id: string, key: string, idVariable: string, keyVariable: stri
   if (!parsedKey.success) {
     throw new EncryptionSettingsError(`${keyVariable}: ${parsedKey.error.issues[0]?.message ?? 'invalid'}`, keyVariable);
   }
-  return { id: parsedId.data, key: parsedKey.data };
+  return { id: parsedId.data, key: createSecretKey(parsedKey.data) };
 }

@@ -71,7 +71,7 @@ async function readPem(origin: string, path: string, label: 'CERTIFICATE' | 'PRI
 }
 
 async function readApiKey(source: NonNullable<ConnectionSettings['apiKey']>): Promise<string> {
-  if (source.kind === 'env') return source.value;
+  if (source.kind === 'env') return source.read();
   const key = (await readFileNamed(source.origin, source.path)).toString('utf8').trim();
   if (key === '') throw new ConnectionSettingsError(`${source.origin}: '${source.path}' is empty`, source.origin);
   if (/\s/.test(key)) {

@@ -77,7 +77,8 @@ export interface TlsSettings {
 
 /** Where the API key comes from; the key's value stays out of descriptions. */
 export type ApiKeySource =
-  | { kind: 'env'; variable: string; value: string }
+  /** `read` rather than a field, so printing or serializing the settings never shows the key. */
+  | { kind: 'env'; variable: string; read: () => string }
   | { kind: 'file'; origin: string; path: string };
 
 export interface ConnectionSettings {
@@ -162,7 +163,7 @@ function toSettings(values: z.output<typeof ConnectionSettingsSchema>, origins: 
   };
   const apiKey: ApiKeySource | undefined =
     values.apiKey !== undefined
-      ? { kind: 'env', variable: name('apiKey'), value: values.apiKey }
+      ? { kind: 'env', variable: name('apiKey'), read: secret(values.apiKey) }
       : values.apiKeyFile !== undefined
         ? { kind: 'file', origin: name('apiKeyFile'), path: values.apiKeyFile }
         : undefined;
@@ -203,4 +204,8 @@ export function describeConnection(settings: ConnectionSettings): string {
 function shortPath(path: string): string {
   const pieces = path.split('/').filter((piece) => piece !== '');
   return pieces.length <= 2 ? path : `…/${pieces.slice(-2).join('/')}`;
+}
+
+function secret(value: string): () => string {
+  return () => value;
 }
