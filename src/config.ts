@@ -3,11 +3,15 @@
  * SQLite files under `.agentd/`, and the simulator when no model endpoint is configured.
  */
 import { join, resolve } from 'node:path';
+import { readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys';
+import { resolveConnectionSettings, type ConnectionSettings } from './connection/options';
 import { SIMULATOR_MODEL } from './model/knownModels';
 
 export interface AgentdConfig {
-  temporalAddress: string;
-  namespace: string;
+  /** Address, namespace, TLS and API key of the Temporal cluster (TEMPORAL_* variables, `--address`… flags). */
+  connection: ConnectionSettings;
+  /** Payload encryption keys (AGENTD_ENCRYPTION_*); undefined: payloads go to Temporal unencrypted. */
+  encryption?: EncryptionKeys;
   /** Folder for local state: transcript store, workspaces, dev-server database. */
   home: string;
   storeFile: string;
@@ -27,9 +31,10 @@ export interface AgentdConfig {
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
   const home = resolve(env.AGENTD_HOME ?? '.agentd');
   const usesSimulator = !env.OPENAI_API_KEY && !env.OPENAI_BASE_URL;
+  const encryption = readEncryptionKeys(env);
   return {
-    temporalAddress: env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
-    namespace: env.TEMPORAL_NAMESPACE ?? 'default',
+    connection: resolveConnectionSettings(env),
+    ...(encryption ? { encryption } : {}),
     home,
     storeFile: resolve(env.AGENTD_STORE ?? join(home, 'transcripts.db')),
     workspaceRoot: resolve(env.AGENTD_WORKSPACES ?? join(home, 'workspaces')),

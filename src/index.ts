@@ -1,5 +1,11 @@
 /** agentd's public API for code: start and steer sessions, run a worker, the session contract. */
-export { connectClient, newSessionId, resolveSessionInput, SessionClient, type SessionRequest } from './client/sessionClient';
+export { connectClient, newSessionId, resolveSessionInput, SessionClient, type ClientSettings, type SessionRequest } from './client/sessionClient';
+export { readConfig, type AgentdConfig } from './config';
+export { connectTemporal, connectTemporalNative, loadConnectionOptions } from './connection/connect';
+export { ConnectionSettingsError, describeConnection, resolveConnectionSettings, type ConnectionSettings } from './connection/options';
+export { AesGcmPayloadCodec, PayloadDecryptionError } from './codec/aesGcmCodec';
+export { agentdDataConverter } from './codec/dataConverter';
+export { EncryptionSettingsError, readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys';
 export { createAgentWorker, startWorkerFromConfig, type AgentWorkerOptions } from './worker';
 export { createActivities, type Activities, type ActivityDeps } from './activities';
 export { messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE, type MessageSignal } from './session/definitions';

@@ -3,9 +3,13 @@
  * `agentd`. Run directly (`node dist/src/worker.js` or `agentd worker`) it reads its settings from
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
+import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities';
+import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
+import { connectTemporalNative } from './connection/connect';
+import { describeConnection } from './connection/options';
 import { createModelClient } from './model/client';
 import { TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
@@ -23,6 +27,8 @@ export interface AgentWorkerOptions {
   /** A pre-built workflow bundle (tests build it once per file); otherwise the worker bundles. */
   workflowBundle?: WorkflowBundle;
   identity?: string;
+  /** Payload encryption (`agentdDataConverter`); clients must use the same one. */
+  dataConverter?: DataConverter;
 }
 
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
@@ -35,6 +41,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
       : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities(options.deps),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
   });
 }
 
@@ -74,11 +81,13 @@ export async function startWorkerFromConfig(
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
   const store = new SqliteTranscriptStore(config.storeFile);
   const mcp = mcpServers.length > 0 ? new McpHub(mcpServers) : undefined;
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const connection = await connectTemporalNative(config.connection);
+  const dataConverter = agentdDataConverter(config.encryption);
   const worker = await createAgentWorker({
     connection,
-    namespace: config.namespace,
+    namespace: config.connection.namespace,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+    ...(dataConverter ? { dataConverter } : {}),
     deps: {
       store,
       model: createModelClient({
@@ -92,8 +101,8 @@ export async function startWorkerFromConfig(
     },
   });
   log(
-    `agentd worker on ${config.temporalAddress} (namespace ${config.namespace}, task queue ${TASK_QUEUE}); ` +
-      `store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
+    `agentd worker on ${describeConnection(config.connection)}, task queue ${TASK_QUEUE}; ` +
+      `${describeEncryption(config.encryption)}; store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
   );
   if (userTools.length > 0) log(`user tools from ${config.toolsModule}: ${userTools.map((tool) => tool.name).join(', ')}`);
   if (mcp) log(`MCP servers: ${mcpServers.map((server) => `${server.name} (${server.transport})`).join(', ')}`);
@@ -114,7 +123,9 @@ export async function startWorkerFromConfig(
 
 if (require.main === module) {
   installWorkerLogging();
-  startWorkerFromConfig(readConfig())
+  // readConfig inside the chain, so a bad setting is reported in one line like any other failure.
+  Promise.resolve()
+    .then(() => startWorkerFromConfig(readConfig()))
     .then((running) => running.run())
     .catch((error: unknown) => {
       process.stderr.write(`agentd worker: ${error instanceof Error ? error.message : String(error)}\n`);

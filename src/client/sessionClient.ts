@@ -2,8 +2,12 @@
  * Starting and steering sessions from code: input resolved and validated before anything is sent,
  * then the workflow started under the public names of `session/definitions`.
  */
-import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
+import { agentdDataConverter } from '../codec/dataConverter';
+import type { EncryptionKeys } from '../codec/encryptionKeys';
+import { connectTemporal } from '../connection/connect';
+import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
 import { knownContextWindow } from '../model/knownModels';
 import { messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
 import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from '../session/input';
@@ -28,9 +32,25 @@ export function newSessionId(): string {
   return `agent-${randomBytes(6).toString('hex')}`;
 }
 
-export async function connectClient(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+/** What a client needs to reach the cluster and read agentd's payloads (an `AgentdConfig` fits). */
+export interface ClientSettings {
+  connection: ConnectionSettings;
+  /** The same keys the workers use; without them an encrypted session's state cannot be read. */
+  encryption?: EncryptionKeys;
+}
+
+/**
+ * A Temporal client for agentd: from settings (TLS, API key, encryption — see `readConfig`), or
+ * from a plain address and namespace for a local server.
+ */
+export async function connectClient(target: ClientSettings | string, namespace = 'default'): Promise<Client> {
+  const settings: ClientSettings =
+    typeof target === 'string'
+      ? { connection: resolveConnectionSettings({ TEMPORAL_ADDRESS: target, TEMPORAL_NAMESPACE: namespace }) }
+      : target;
+  const connection = await connectTemporal(settings.connection);
+  const dataConverter = agentdDataConverter(settings.encryption);
+  return new Client({ connection, namespace: settings.connection.namespace, ...(dataConverter ? { dataConverter } : {}) });
 }
 
 export class SessionClient {

@@ -29,7 +29,7 @@ ${CONNECTION_HELP}`,
     const { values } = parse(argv, { ...CONNECTION_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } });
     const limit = positiveInt('limit', values.limit) ?? 50;
     const config = configWith(values);
-    const client = await connectClient(config.temporalAddress, config.namespace);
+    const client = await connectClient(config);
     const sessions = new SessionClient(client);
     const rows: SessionRow[] = [];
     for await (const execution of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPE}'` })) {

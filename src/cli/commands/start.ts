@@ -56,7 +56,7 @@ export const startCommand: Command = {
       ...defined('toolTimeoutSeconds', positiveInt('tool-timeout', values['tool-timeout'])),
       ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
-    const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+    const sessions = new SessionClient(await connectClient(config));
     const handle = await sessions.start(request, values.id ? { sessionId: values.id } : {});
     if (!values.follow) {
       console.log(values.json ? JSON.stringify({ sessionId: handle.workflowId }) : handle.workflowId);

@@ -19,6 +19,8 @@ Runs the agentSession workflow and its activities. Settings come from the enviro
   AGENTD_MCP_SERVERS                MCP servers as JSON: [{ name, transport: 'stdio', command, args, env? } |
                                     { name, transport: 'http', url }]; {workspace} in args is the session folder
   AGENTD_MCP_CONFIG                 a JSON file of MCP servers, instead of AGENTD_MCP_SERVERS
+  AGENTD_ENCRYPTION_KEY_ID, AGENTD_ENCRYPTION_KEY
+                                    encrypt payloads sent through Temporal (clients need the same key)
 A bad tools module or server list stops the worker before it connects (exit code 2).
 ${CONNECTION_HELP}`,
   async run(argv) {
