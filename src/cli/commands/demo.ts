@@ -66,7 +66,7 @@ ${CONNECTION_HELP}`,
       console.error(`transcript: agentd transcript ${handle.workflowId}`);
       return ExitCode.ok;
     } finally {
-      worker.worker.shutdown();
+      worker.stop();
       await working;
       await server?.stop();
     }
