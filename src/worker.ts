@@ -11,6 +11,7 @@ import { TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
 import { openStore } from './store/openStore';
 import { describeStore } from './store/storeSetting';
+import type { TranscriptStore } from './store/transcriptStore';
 import { createBuiltinRegistry } from './tools/registry';
 import { drainOnSignals, requestShutdown } from './workerShutdown';
 
@@ -69,10 +70,11 @@ export async function startWorkerFromConfig(
 ): Promise<RunningWorker> {
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
-  const store = await openStore(config.store);
+  let store: TranscriptStore | undefined;
   let connection: NativeConnection | undefined;
   let worker: Worker;
   try {
+    store = await openStore(config.store);
     connection = await NativeConnection.connect({ address: config.temporalAddress });
     worker = await createAgentWorker({
       connection,
@@ -90,7 +92,7 @@ export async function startWorkerFromConfig(
     });
   } catch (error) {
     await connection?.close();
-    await store.close();
+    await store?.close();
     await simulator?.stop();
     throw error;
   }
@@ -99,6 +101,7 @@ export async function startWorkerFromConfig(
       `store ${describeStore(config.store)}; workspaces ${config.workspaceRoot}`,
   );
   const openConnection = connection;
+  const openedStore = store;
   return {
     worker,
     async run() {
@@ -109,7 +112,7 @@ export async function startWorkerFromConfig(
       } finally {
         stopListening();
         await openConnection.close();
-        await store.close();
+        await openedStore.close();
         await simulator?.stop();
       }
     },
