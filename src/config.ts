@@ -4,8 +4,10 @@
  */
 import { join, resolve } from 'node:path';
 import { readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys';
+import { ConfigError } from './configError';
 import { resolveConnectionSettings, type ConnectionSettings } from './connection/options';
 import { SIMULATOR_MODEL } from './model/knownModels';
+import { parseStoreSetting, type StoreSetting } from './store/storeSetting';
 
 export interface AgentdConfig {
   /** Address, namespace, TLS and API key of the Temporal cluster (TEMPORAL_* variables, `--address`… flags). */
@@ -14,7 +16,8 @@ export interface AgentdConfig {
   encryption?: EncryptionKeys;
   /** Folder for local state: transcript store, workspaces, dev-server database. */
   home: string;
-  storeFile: string;
+  /** Transcript store: a SQLite file, or PostgreSQL when AGENTD_STORE is a postgres:// URL. */
+  store: StoreSetting;
   workspaceRoot: string;
   /** Base URL of an OpenAI-compatible endpoint; undefined means the built-in simulator. */
   modelBaseURL?: string;
@@ -26,6 +29,8 @@ export interface AgentdConfig {
   toolsModule?: string;
   /** Limit of one model request; a hung endpoint fails the attempt and the session's retry policy takes over. */
   modelTimeoutMs: number;
+  /** How long a stopping worker lets running activities finish before cancelling them. @default 30 */
+  shutdownGraceSeconds: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -36,13 +41,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     connection: resolveConnectionSettings(env),
     ...(encryption ? { encryption } : {}),
     home,
-    storeFile: resolve(env.AGENTD_STORE ?? join(home, 'transcripts.db')),
+    store: parseStoreSetting(env.AGENTD_STORE, join(home, 'transcripts.db')),
     workspaceRoot: resolve(env.AGENTD_WORKSPACES ?? join(home, 'workspaces')),
     ...(env.OPENAI_BASE_URL ? { modelBaseURL: env.OPENAI_BASE_URL } : {}),
     hasApiKey: Boolean(env.OPENAI_API_KEY),
     ...(env.AGENTD_TOOLS_MODULE ? { toolsModule: resolve(env.AGENTD_TOOLS_MODULE) } : {}),
     ...(env.AGENTD_MODEL || usesSimulator ? { defaultModel: env.AGENTD_MODEL ?? SIMULATOR_MODEL } : {}),
     modelTimeoutMs: positiveSeconds('AGENTD_MODEL_TIMEOUT_SECONDS', env.AGENTD_MODEL_TIMEOUT_SECONDS, 600) * 1000,
+    shutdownGraceSeconds: shutdownGraceSeconds(env.AGENTD_SHUTDOWN_GRACE_SECONDS),
   };
 }
 
@@ -54,12 +60,18 @@ function positiveSeconds(name: string, raw: string | undefined, fallback: number
   return value;
 }
 
-/** A setting in the environment that cannot be used. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
-
 /** True when no endpoint is configured and the worker should answer with the built-in simulator. */
 export function usesSimulator(config: AgentdConfig): boolean {
   return !config.hasApiKey && config.modelBaseURL === undefined;
+}
+
+const DEFAULT_SHUTDOWN_GRACE_SECONDS = 30;
+
+function shutdownGraceSeconds(raw: string | undefined): number {
+  if (raw === undefined || raw.trim() === '') return DEFAULT_SHUTDOWN_GRACE_SECONDS;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw new ConfigError(`AGENTD_SHUTDOWN_GRACE_SECONDS: expected a number of seconds (0 or more), got '${raw}'`);
+  }
+  return seconds;
 }

@@ -12,6 +12,9 @@ export { messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE, type MessageSigna
 export { SessionInputError, SessionInputSchema, type SessionInput, type SessionInputDraft } from './session/input';
 export type { SessionResult, SessionState, SessionStatus, SessionOutcome } from './session/state';
 export { SqliteTranscriptStore } from './store/sqliteStore';
+export { PostgresTranscriptStore, type PostgresStoreOptions } from './store/postgresStore';
+export { openStore } from './store/openStore';
+export { parseStoreSetting, redactStoreUrl, type StoreSetting } from './store/storeSetting';
 export type { TranscriptStore, StoredMessage } from './store/transcriptStore';
 export { startSimulator, SIMULATOR_BANNER } from './simulator/server';
 export { defineTool, ToolEffect, ToolInputError, type Tool, type ToolContext, type ToolOutcome } from './tools/tool';

@@ -13,11 +13,14 @@ import { describeConnection } from './connection/options';
 import { createModelClient } from './model/client';
 import { TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
-import { SqliteTranscriptStore } from './store/sqliteStore';
 import { McpHub } from './mcp/hub';
 import { readMcpServers } from './mcp/config';
+import { openStore } from './store/openStore';
+import { describeStore } from './store/storeSetting';
+import type { TranscriptStore } from './store/transcriptStore';
 import { builtinTools, ToolRegistry } from './tools/registry';
 import { loadUserTools } from './tools/userTools';
+import { drainOnSignals, requestShutdown } from './workerShutdown';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -29,6 +32,8 @@ export interface AgentWorkerOptions {
   identity?: string;
   /** Payload encryption (`agentdDataConverter`); clients must use the same one. */
   dataConverter?: DataConverter;
+  /** How long running activities may go on after shutdown is asked for; then they are cancelled. @default 0 */
+  shutdownGraceSeconds?: number;
 }
 
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
@@ -42,24 +47,31 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     activities: createActivities(options.deps),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),
   });
 }
 
 /**
  * Sets the SDK's log level once per process (env AGENTD_LOG_LEVEL, default WARN): the worker's
- * INFO lines (bundling, state changes) drown the progress an operator wants to read.
+ * INFO lines (bundling, state changes) drown the progress an operator wants to read. The SDK's own
+ * signal handlers stay off: `RunningWorker.run` handles SIGTERM/SIGINT (drain, then a forced exit).
  */
 export function installWorkerLogging(level = process.env.AGENTD_LOG_LEVEL ?? 'WARN'): void {
   const levels: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
   const chosen = levels.find((candidate) => candidate === level.toUpperCase()) ?? 'WARN';
-  Runtime.install({ logger: new DefaultLogger(chosen) });
+  Runtime.install({ logger: new DefaultLogger(chosen), shutdownSignals: [] });
 }
 
 /** A worker wired to the environment's store, model endpoint and Temporal server. */
 export interface RunningWorker {
   worker: Worker;
-  /** Runs until `worker.shutdown()` (or a signal), then releases the store, simulator and connection. */
+  /**
+   * Runs until `stop()` or SIGTERM/SIGINT, which drain the worker (a second signal exits at once),
+   * then releases the store, simulator and connection.
+   */
   run(): Promise<void>;
+  /** Asks the worker to drain; safe to call more than once. */
+  stop(): void;
 }
 
 export interface WorkerFromConfigOptions {
@@ -79,45 +91,63 @@ export async function startWorkerFromConfig(
   const mcpServers = readMcpServers(options.env);
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
-  const store = new SqliteTranscriptStore(config.storeFile);
   const mcp = mcpServers.length > 0 ? new McpHub(mcpServers) : undefined;
-  const connection = await connectTemporalNative(config.connection);
   const dataConverter = agentdDataConverter(config.encryption);
-  const worker = await createAgentWorker({
-    connection,
-    namespace: config.connection.namespace,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
-    ...(dataConverter ? { dataConverter } : {}),
-    deps: {
-      store,
-      model: createModelClient({
-        baseURL: simulator?.baseURL ?? config.modelBaseURL,
-        apiKey: process.env.OPENAI_API_KEY,
-        timeoutMs: config.modelTimeoutMs,
-      }),
-      tools: new ToolRegistry([...builtinTools, ...userTools]),
-      ...(mcp ? { extraTools: mcp } : {}),
-      workspaceRoot: config.workspaceRoot,
-    },
-  });
+  let store: TranscriptStore | undefined;
+  let connection: NativeConnection | undefined;
+  let worker: Worker;
+  try {
+    store = await openStore(config.store);
+    connection = await connectTemporalNative(config.connection);
+    worker = await createAgentWorker({
+      connection,
+      namespace: config.connection.namespace,
+      shutdownGraceSeconds: config.shutdownGraceSeconds,
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      ...(dataConverter ? { dataConverter } : {}),
+      deps: {
+        store,
+        model: createModelClient({
+          baseURL: simulator?.baseURL ?? config.modelBaseURL,
+          apiKey: process.env.OPENAI_API_KEY,
+          timeoutMs: config.modelTimeoutMs,
+        }),
+        tools: new ToolRegistry([...builtinTools, ...userTools]),
+        ...(mcp ? { extraTools: mcp } : {}),
+        workspaceRoot: config.workspaceRoot,
+      },
+    });
+  } catch (error) {
+    await connection?.close();
+    await store?.close();
+    await mcp?.close();
+    await simulator?.stop();
+    throw error;
+  }
   log(
     `agentd worker on ${describeConnection(config.connection)}, task queue ${TASK_QUEUE}; ` +
-      `${describeEncryption(config.encryption)}; store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
+      `${describeEncryption(config.encryption)}; store ${describeStore(config.store)}; workspaces ${config.workspaceRoot}`,
   );
   if (userTools.length > 0) log(`user tools from ${config.toolsModule}: ${userTools.map((tool) => tool.name).join(', ')}`);
   if (mcp) log(`MCP servers: ${mcpServers.map((server) => `${server.name} (${server.transport})`).join(', ')}`);
+  const openConnection = connection;
+  const openedStore = store;
   return {
     worker,
     async run() {
+      const stopListening = drainOnSignals(worker, config.shutdownGraceSeconds, log);
       try {
         await worker.run();
+        log('agentd worker: stopped');
       } finally {
-        await connection.close();
-        await store.close();
+        stopListening();
+        await openConnection.close();
+        await openedStore.close();
         await mcp?.close();
         await simulator?.stop();
       }
     },
+    stop: () => requestShutdown(worker),
   };
 }
 

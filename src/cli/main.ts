@@ -4,7 +4,7 @@ import { ENCRYPTED_ENCODING } from '../codec/aesGcmCodec';
 import { ENCRYPTION_ENV, EncryptionSettingsError } from '../codec/encryptionKeys';
 import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
-import { ConfigError } from '../config';
+import { ConfigError } from '../configError';
 import { ExitCode, UsageError, type Command } from './command';
 import { cancelCommand } from './commands/cancel';
 import { compactCommand } from './commands/compact';

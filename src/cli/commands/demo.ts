@@ -68,7 +68,7 @@ ${CONNECTION_HELP}`,
       console.error(`transcript: agentd transcript ${handle.workflowId}`);
       return ExitCode.ok;
     } finally {
-      worker.worker.shutdown();
+      worker.stop();
       await working;
       await server?.stop();
     }

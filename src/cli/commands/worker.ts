@@ -13,7 +13,10 @@ export const workerCommand: Command = {
 
 Runs the agentSession workflow and its activities. Settings come from the environment:
   OPENAI_BASE_URL, OPENAI_API_KEY   the model endpoint (neither set: the built-in simulator, said loudly)
-  AGENTD_STORE                      transcript store file (default .agentd/transcripts.db)
+  AGENTD_STORE                      transcript store: SQLite file (default .agentd/transcripts.db)
+                                    or a postgres:// URL (schema migrated on start)
+  AGENTD_SHUTDOWN_GRACE_SECONDS     on SIGTERM/SIGINT, how long running activities may finish (default 30);
+                                    a second signal exits at once
   AGENTD_WORKSPACES                 folder of session workspaces (default .agentd/workspaces)
   AGENTD_TOOLS_MODULE               a .js module exporting user tools (\`tools\` or a default export)
   AGENTD_MCP_SERVERS                MCP servers as JSON: [{ name, transport: 'stdio', command, args, env? } |
