@@ -23,10 +23,12 @@ export const SimTool = {
 } as const;
 export type SimTool = (typeof SimTool)[keyof typeof SimTool];
 
-/** What a `[sim steps=N output=MIN-MAX]` directive in a user message asks for. */
+/** What a `[sim steps=N output=MIN-MAX repeat=R]` directive in a user message asks for. */
 export interface Directive {
   readonly steps?: number;
   readonly output?: ByteRange;
+  /** The first R steps of the turn make the same call (`list_files` of `.`): a stuck agent, for the repeated-call guard. */
+  readonly repeat?: number;
 }
 
 const DIRECTIVE = /\[sim\b([^\]]*)\]/;
@@ -38,9 +40,12 @@ export function parseDirective(text: string): Directive | undefined {
   if (found === null) return undefined;
   let steps: number | undefined;
   let output: ByteRange | undefined;
+  let repeat: number | undefined;
   for (const part of (found[1] ?? '').trim().split(/\s+/)) {
     const stepsMatch = /^steps=(\d+)$/.exec(part);
     if (stepsMatch !== null) steps = Number(stepsMatch[1]);
+    const repeatMatch = /^repeat=(\d+)$/.exec(part);
+    if (repeatMatch !== null) repeat = Number(repeatMatch[1]);
     const outputMatch = /^output=(\d+)-(\d+)$/.exec(part);
     if (outputMatch !== null) {
       const min = Number(outputMatch[1]);
@@ -48,7 +53,11 @@ export function parseDirective(text: string): Directive | undefined {
       if (min >= 1 && min <= max) output = { min, max };
     }
   }
-  return { ...(steps === undefined ? {} : { steps }), ...(output === undefined ? {} : { output }) };
+  return {
+    ...(steps === undefined ? {} : { steps }),
+    ...(output === undefined ? {} : { output }),
+    ...(repeat === undefined ? {} : { repeat }),
+  };
 }
 
 /** The step a tool call id was made for, if it is one of the script's ids. */
@@ -69,6 +78,7 @@ interface Turn {
   readonly isTask: boolean;
   readonly budget: number;
   readonly output: ByteRange;
+  readonly repeat: number;
 }
 
 function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean, before = items.length): number {
@@ -99,7 +109,7 @@ function findTurn(messages: readonly ChatMessage[], userIndex: number, options: 
       break;
     }
   }
-  return { userText, hash: shortHash(userText), isTask, budget, output };
+  return { userText, hash: shortHash(userText), isTask, budget, output, repeat: directive?.repeat ?? 0 };
 }
 
 /** The text with its `[sim …]` directive taken out: plumbing for the simulator, not part of what was asked. */
@@ -177,6 +187,7 @@ function act(turn: Turn, step: number, content: string, name: SimTool, args: Rec
 
 function stepReply(turn: Turn, step: number, marker: string | undefined): AssistantReply {
   const at = `Step ${step} of ${turn.budget}:`;
+  if (step <= turn.repeat) return act(turn, step, `${at} listing the workspace again.`, SimTool.listFiles, { path: '.' });
   switch (step % 4) {
     case 1:
       return act(turn, step, `${at} listing the workspace to see what is there.`, SimTool.listFiles, { path: '.' });
