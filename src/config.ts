@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { SIMULATOR_MODEL } from './model/knownModels';
+import { PriceOverridesSchema, type PriceOverrides } from './model/prices';
 
 export interface AgentdConfig {
   temporalAddress: string;
@@ -18,6 +19,8 @@ export interface AgentdConfig {
   hasApiKey: boolean;
   /** Model a new session uses unless told otherwise; none when an endpoint is set but no AGENTD_MODEL. */
   defaultModel?: string;
+  /** Prices per model from `AGENTD_PRICES` (JSON), ahead of gpt-tokenizer's table. */
+  prices: PriceOverrides;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -32,7 +35,24 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     ...(env.OPENAI_BASE_URL ? { modelBaseURL: env.OPENAI_BASE_URL } : {}),
     hasApiKey: Boolean(env.OPENAI_API_KEY),
     ...(env.AGENTD_MODEL || usesSimulator ? { defaultModel: env.AGENTD_MODEL ?? SIMULATOR_MODEL } : {}),
+    prices: readPrices(env.AGENTD_PRICES),
   };
+}
+
+function readPrices(text: string | undefined): PriceOverrides {
+  if (text === undefined || text.trim() === '') return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`AGENTD_PRICES: not JSON (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  }
+  const parsed = PriceOverridesSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`AGENTD_PRICES: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, { cause: parsed.error });
+  }
+  return parsed.data;
 }
 
 /** True when no endpoint is configured and the worker should answer with the built-in simulator. */
