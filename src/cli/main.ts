@@ -2,6 +2,7 @@
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { SessionInputError } from '../session/input';
 import { ExitCode, UsageError, type Command } from './command';
+import { approveCommand } from './commands/approve';
 import { cancelCommand } from './commands/cancel';
 import { compactCommand } from './commands/compact';
 import { demoCommand } from './commands/demo';
@@ -13,6 +14,7 @@ import { simCommand } from './commands/sim';
 import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
 import { transcriptCommand } from './commands/transcript';
+import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 
 const COMMANDS: readonly Command[] = [
@@ -23,9 +25,11 @@ const COMMANDS: readonly Command[] = [
   simCommand,
   startCommand,
   statusCommand,
+  watchCommand,
   sendCommand,
   compactCommand,
   listCommand,
+  approveCommand,
   cancelCommand,
   transcriptCommand,
 ];

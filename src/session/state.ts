@@ -157,4 +157,6 @@ export interface SessionResult {
   turns: number;
   steps: number;
   usage: UsageTotals;
+  /** Absent in results of sessions that ended before the spend ledger existed. */
+  spend?: SpendReport;
 }

@@ -30,6 +30,7 @@ import {
   type ApproveResult,
   type CompactNowResult,
   type PauseReport,
+  type SpendReport,
   type SessionResult,
   type SessionState,
   type ToolCallRecord,
@@ -386,6 +387,7 @@ export class AgentSession {
       turns: this.turn,
       steps: this.step,
       usage: { ...this.usage },
+      spend: this.spendReport(),
     };
   }
 
@@ -418,13 +420,7 @@ export class AgentSession {
         messages: this.ledger.length,
       },
       usage: { ...this.usage },
-      spend: {
-        agent: { ...this.agentSpend },
-        summary: { ...this.summarySpend },
-        totalTokens: totalTokens(this.agentSpend, this.summarySpend),
-        costUsd: totalCost(this.agentSpend, this.summarySpend),
-        ...(this.input.prices ? { price: { ...this.input.prices } } : {}),
-      },
+      spend: this.spendReport(),
       budget: this.budgetReport(),
       ...(this.pause ? { paused: { ...this.pause } } : {}),
       compaction: this.compaction.report(),
@@ -487,6 +483,16 @@ export class AgentSession {
       totalTokens: totalTokens(this.agentSpend, this.summarySpend),
       costUsd: totalCost(this.agentSpend, this.summarySpend),
       repeat: this.repeat,
+    };
+  }
+
+  private spendReport(): SpendReport {
+    return {
+      agent: { ...this.agentSpend },
+      summary: { ...this.summarySpend },
+      totalTokens: totalTokens(this.agentSpend, this.summarySpend),
+      costUsd: totalCost(this.agentSpend, this.summarySpend),
+      ...(this.input.prices ? { price: { ...this.input.prices } } : {}),
     };
   }
 
