@@ -1,7 +1,8 @@
 /** The pure renderers of `agentd watch` and `agentd list`. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { changedLines, freshNotices, renderGauge, windowLabel } from '../src/cli/renderWatch';
+import { changedLines, freshNotices, renderGauge, renderWatchFrame, windowLabel } from '../src/cli/renderWatch';
+import { watchSession } from '../src/cli/watch';
 import { renderSessionTable } from '../src/cli/renderList';
 import type { CompactionNotice, SessionState } from '../src/session/state';
 
@@ -55,4 +56,32 @@ test('the list table has a column per figure and a line per pause', () => {
   assert.match(table[1] ?? '', /^agent-1 +waiting_for_approval +5 +12\.8k\/128k 10% +\$0\.0123 +2026/);
   assert.match(table[2] ?? '', /^agent-2 +failed +- +- +- +2026/);
   assert.equal(table[3], '  agent-1 paused: max_steps: 5 steps taken, maxSteps 5');
+});
+
+describe('watchSession on a terminal', () => {
+  const state = (step: number, status: SessionState['status']): SessionState => ({
+    sessionId: 'agent-t', status, runs: 1, model: 'agentd-sim', turn: 1, step, maxSteps: 10, maxTurns: 10,
+    context: { tokens: 1000 * step, window: 32_768, messages: 2 + 2 * step },
+    usage: { modelCalls: step, promptTokens: 1000 * step, completionTokens: 50 * step },
+    spend: {
+      agent: { calls: step, promptTokens: 1000 * step, completionTokens: 50 * step, cachedTokens: 0, costUsd: 0.001 * step },
+      summary: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 },
+      totalTokens: 1050 * step, costUsd: 0.001 * step, price: { inputPerMillion: 1, outputPerMillion: 1 },
+    },
+    budget: { maxSteps: 10, maxRepeatedToolCalls: 4, approvalTimeoutSeconds: 0, approvals: 0 },
+    compaction: { trigger: 16_384, breaker: { consecutiveFailures: 0, open: false }, compactions: 0, byStrategy: { prune: 0, summary: 0, truncate: 0 }, noticesTotal: 0, notices: [] },
+    lastToolCalls: [{ step, name: 'list_files', seq: 2 * step + 1, isError: false }],
+    pendingMessages: 0, warnings: [],
+  });
+
+  test('redraws the frame in place and stops when the session ends', async () => {
+    const states = [state(1, 'running'), state(2, 'completed')];
+    let written = '';
+    const last = await watchSession(async () => states.shift()!, 'agent-t', { write: (text) => void (written += text), isTTY: true }, { pollMs: 1 });
+    assert.equal(last.status, 'completed');
+    const firstFrame = renderWatchFrame(state(1, 'running'));
+    // Back to the top of the first frame and clear, then the second frame.
+    assert.ok(written.startsWith(`${firstFrame.join('\n')}\n\x1b[${firstFrame.length}F\x1b[J`), JSON.stringify(written.slice(0, 200)));
+    assert.ok(written.endsWith(`${renderWatchFrame(state(2, 'completed')).join('\n')}\n`));
+  });
 });
