@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchSession } from '../src/cli/watch';
 import { SIMULATOR_PRICE } from '../src/model/prices';
+import { compactNowUpdate } from '../src/session/definitions';
 import type { SessionState } from '../src/session/state';
 import type { RunningSimulator } from '../src/simulator/server';
 import { entryPoint, finished, spawnNode } from './helpers/processes';
@@ -88,6 +89,10 @@ describe('operator view', () => {
       assert.equal(paused.step, 3);
       assert.match(paused.paused?.reason ?? '', /3 steps taken, maxSteps 3/);
       await assertQuiet(simulator, handle.workflowId);
+      // A manual compaction is served while paused instead of waiting for the operator.
+      const manual = await stack.sessions.handle(handle.workflowId).executeUpdate(compactNowUpdate);
+      assert.equal(manual.compacted, false);
+      assert.equal((await stack.sessions.state(handle.workflowId)).status, 'waiting_for_approval');
 
       await assert.rejects(stack.sessions.approve(handle.workflowId, { maxSteps: 3 }), (error: Error) =>
         /maxSteps: still exhausted/.test(`${error.message} ${(error.cause as Error | undefined)?.message ?? ''}`),

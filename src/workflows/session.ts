@@ -232,10 +232,26 @@ export class AgentSession {
       };
       this.status = SessionStatus.waitingForApproval;
       log.warn('budget guard tripped; waiting for approval', { sessionId: this.sessionId, reason: verdict.reason });
-      const approved = await condition(() => this.approvals > seen, timeoutMs);
+      const approved = await this.awaitApproval(seen, timeoutMs);
       this.pause = undefined;
       this.status = SessionStatus.running;
       if (!approved) return this.stopForBudget(outcome, `${verdict.reason}; not approved within ${this.input.approvalTimeoutSeconds} s`);
+    }
+  }
+
+  /**
+   * Waits for an approval after `seen`; false when `timeoutMs` passed without one. A manual
+   * compaction asked for meanwhile runs at once (its `compactNow` caller should not wait for the
+   * operator too) — it calls only the summarizer, never the agent's next step.
+   */
+  private async awaitApproval(seen: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.manualRequested) await this.runManualCompaction();
+      if (this.approvals > seen) return true;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      await condition(() => this.approvals > seen || this.manualRequested, remaining);
     }
   }
 
