@@ -152,6 +152,14 @@ describe('operator view', () => {
       await assert.rejects(stack.sessions.result(cancelled.workflowId), /cancel/i);
       assert.equal((await stack.sessions.state(cancelled.workflowId)).status, 'cancelled');
 
+      // A terminated workflow keeps answering its last state; watch notices and exits 1.
+      const terminated = await stack.sessions.start({ task: 'terminate me [sim steps=5]', model: 'agentd-sim', maxSteps: 1 });
+      await pausedState(terminated.workflowId, 'max_steps');
+      await stack.sessions.handle(terminated.workflowId).terminate('test');
+      const watched = await agentd('watch', terminated.workflowId, '--interval', '200');
+      assert.equal(watched.code, 1, watched.stderr);
+      assert.match(watched.stdout, /waiting_for_approval[\s\S]*the workflow closed without the session ending/);
+
       const expired = await stack.sessions.start({
         task: 'nobody approves [sim steps=5]',
         model: 'agentd-sim',

@@ -17,6 +17,11 @@ export interface WatchOutput {
 export interface WatchOptions {
   pollMs?: number;
   signal?: AbortSignal;
+  /**
+   * Whether the workflow has closed by other means than the session ending (terminated, timed
+   * out): its state query would go on answering the last state it had, forever.
+   */
+  closed?: (sessionId: string) => Promise<boolean>;
 }
 
 const ENDED = new Set<string>(['completed', 'failed', 'cancelled']);
@@ -26,7 +31,7 @@ export async function watchSession(
   readState: (sessionId: string) => Promise<SessionState>,
   sessionId: string,
   out: WatchOutput,
-  { pollMs = 1000, signal }: WatchOptions = {},
+  { pollMs = 1000, signal, closed }: WatchOptions = {},
 ): Promise<SessionState> {
   let frame: string[] = [];
   let noticesSeen = 0;
@@ -59,6 +64,10 @@ export async function watchSession(
     frame = next;
     if (ENDED.has(state.status)) return state;
     if (signal?.aborted) return state;
+    if (closed && (await closed(sessionId).catch(() => false))) {
+      out.write('the workflow closed without the session ending (terminated or timed out)\n');
+      return state;
+    }
     await sleep(pollMs, signal);
   }
 }

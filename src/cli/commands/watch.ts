@@ -14,8 +14,8 @@ auto-compaction starts), turn and step, the last tool calls, compaction notices 
 tokens and cost so far, and why the session is paused when a budget guard tripped. On a terminal
 the view is redrawn in place; otherwise changed lines are printed.
 
-Exits when the session ends: 0 when it completed or was cancelled, 1 when it failed, 3 when no
-such session exists.
+Exits when the session ends: 0 when it completed or was cancelled, 1 when it failed or its
+workflow was terminated, 3 when no such session exists.
 
   --interval MS   poll every MS milliseconds (default 1000)
 ${CONNECTION_HELP}`,
@@ -30,7 +30,9 @@ ${CONNECTION_HELP}`,
       isTTY: process.stdout.isTTY === true,
       ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     };
-    const state = await watchSession((id) => sessions.state(id), sessionId, out, { pollMs });
-    return state.status === 'failed' ? ExitCode.failure : ExitCode.ok;
+    const closed = async (id: string) => (await sessions.handle(id).describe()).status.name !== 'RUNNING';
+    const state = await watchSession((id) => sessions.state(id), sessionId, out, { pollMs, closed });
+    // Terminated or timed out workflows leave a state that never ended: that is a failure too.
+    return state.status === 'completed' || state.status === 'cancelled' ? ExitCode.ok : ExitCode.failure;
   },
 };
