@@ -7,6 +7,7 @@ import { readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys'
 import { ConfigError } from './configError';
 import { resolveConnectionSettings, type ConnectionSettings } from './connection/options';
 import { SIMULATOR_MODEL } from './model/knownModels';
+import { PriceOverridesSchema, type PriceOverrides } from './model/prices';
 import { parseStoreSetting, type StoreSetting } from './store/storeSetting';
 
 export interface AgentdConfig {
@@ -31,6 +32,8 @@ export interface AgentdConfig {
   modelTimeoutMs: number;
   /** How long a stopping worker lets running activities finish before cancelling them. @default 30 */
   shutdownGraceSeconds: number;
+  /** Prices per model from `AGENTD_PRICES` (JSON), ahead of gpt-tokenizer's table. */
+  prices: PriceOverrides;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -49,6 +52,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     ...(env.AGENTD_MODEL || usesSimulator ? { defaultModel: env.AGENTD_MODEL ?? SIMULATOR_MODEL } : {}),
     modelTimeoutMs: positiveSeconds('AGENTD_MODEL_TIMEOUT_SECONDS', env.AGENTD_MODEL_TIMEOUT_SECONDS, 600) * 1000,
     shutdownGraceSeconds: shutdownGraceSeconds(env.AGENTD_SHUTDOWN_GRACE_SECONDS),
+    prices: readPrices(env.AGENTD_PRICES),
   };
 }
 
@@ -58,6 +62,22 @@ function positiveSeconds(name: string, raw: string | undefined, fallback: number
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`${name}: expected a whole number of seconds > 0, got '${raw}'`);
   return value;
+}
+
+function readPrices(text: string | undefined): PriceOverrides {
+  if (text === undefined || text.trim() === '') return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`AGENTD_PRICES: not JSON (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+  }
+  const parsed = PriceOverridesSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`AGENTD_PRICES: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`, { cause: parsed.error });
+  }
+  return parsed.data;
 }
 
 /** True when no endpoint is configured and the worker should answer with the built-in simulator. */

@@ -96,7 +96,7 @@ describe('command lines', () => {
   it('prints help for every command', async () => {
     const overview = await agentd('--help');
     assert.equal(overview.code, 0);
-    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'send', 'list', 'cancel', 'transcript']) {
+    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'watch', 'send', 'list', 'approve', 'cancel', 'transcript']) {
       assert.match(overview.stdout, new RegExp(`\\b${command}\\b`));
       const help = await agentd(command, '--help');
       assert.equal(help.code, 0, command);

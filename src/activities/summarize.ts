@@ -15,6 +15,7 @@ import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
 import { toModelFailure } from './modelFailure';
 import { summarizeInstruction } from './summarizePrompt';
+import { usageOf } from './usage';
 import { ActivityFailureType, type ModelUsage, type SummarizeInput, type SummarizeResult } from './types';
 
 /** Room kept free in every summary request besides the summary budget: chat overheads, rounding. */
@@ -35,8 +36,10 @@ export function createSummarize(deps: ActivityDeps) {
           throw toModelFailure(error);
         }),
     );
-    usage.promptTokens += completion.usage?.prompt_tokens ?? 0;
-    usage.completionTokens += completion.usage?.completion_tokens ?? 0;
+    const reported = usageOf(completion);
+    usage.promptTokens += reported.promptTokens;
+    usage.completionTokens += reported.completionTokens;
+    if (reported.cachedTokens !== undefined) usage.cachedTokens = (usage.cachedTokens ?? 0) + reported.cachedTokens;
     return completion.choices?.[0]?.message?.content ?? '';
   }
 

@@ -47,6 +47,21 @@ export function positiveInt(flag: string, value: string | undefined): number | u
   return parsed;
 }
 
+export function positiveNumber(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0) throw new UsageError(`--${flag}: expected a positive number, got '${value}'`);
+  return parsed;
+}
+
+/** 0 or more, for settings where 0 means "off". */
+export function wholeNumber(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new UsageError(`--${flag}: expected a whole number (0 or more), got '${value}'`);
+  return parsed;
+}
+
 export function requirePositional(positionals: string[], index: number, name: string): string {
   const value = positionals[index];
   if (value === undefined || value === '') throw new UsageError(`missing <${name}>`);

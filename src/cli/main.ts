@@ -6,6 +6,7 @@ import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
 import { ConfigError } from '../configError';
 import { ExitCode, UsageError, type Command } from './command';
+import { approveCommand } from './commands/approve';
 import { cancelCommand } from './commands/cancel';
 import { compactCommand } from './commands/compact';
 import { demoCommand } from './commands/demo';
@@ -17,6 +18,7 @@ import { simCommand } from './commands/sim';
 import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
 import { transcriptCommand } from './commands/transcript';
+import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 
 const COMMANDS: readonly Command[] = [
@@ -27,9 +29,11 @@ const COMMANDS: readonly Command[] = [
   simCommand,
   startCommand,
   statusCommand,
+  watchCommand,
   sendCommand,
   compactCommand,
   listCommand,
+  approveCommand,
   cancelCommand,
   transcriptCommand,
 ];

@@ -9,15 +9,17 @@ import type { EncryptionKeys } from '../codec/encryptionKeys';
 import { connectTemporal } from '../connection/connect';
 import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
 import { knownContextWindow } from '../model/knownModels';
-import { messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
+import { knownPrice, type PriceOverrides } from '../model/prices';
+import type { ApproveRequest } from '../policy/budget';
+import { approveUpdate, messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
 import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from '../session/input';
-import type { SessionResult, SessionState } from '../session/state';
+import type { ApproveResult, SessionResult, SessionState } from '../session/state';
 
 /** A draft whose window may be left out when the model's window is known. */
 export type SessionRequest = Omit<SessionInputDraft, 'contextWindow'> & { contextWindow?: number };
 
-/** Fills the window of known models and validates; the error names the bad field. */
-export function resolveSessionInput(request: SessionRequest): SessionInput {
+/** Fills the window and price of known models and validates; the error names the bad field. */
+export function resolveSessionInput(request: SessionRequest, prices: PriceOverrides = {}): SessionInput {
   const contextWindow = request.contextWindow ?? knownContextWindow(request.model);
   if (contextWindow === undefined) {
     throw new SessionInputError(
@@ -25,7 +27,8 @@ export function resolveSessionInput(request: SessionRequest): SessionInput {
         'declare the usable window (e.g. --context-window 32768)',
     );
   }
-  return parseSessionInput({ ...request, contextWindow });
+  const price = request.prices ?? knownPrice(request.model, prices);
+  return parseSessionInput({ ...request, contextWindow, ...(price ? { prices: price } : {}) });
 }
 
 export function newSessionId(): string {
@@ -54,10 +57,14 @@ export async function connectClient(target: ClientSettings | string, namespace =
 }
 
 export class SessionClient {
-  constructor(private readonly client: Client) {}
+  /** `prices` come before gpt-tokenizer's table (the CLI passes `AGENTD_PRICES`). */
+  constructor(
+    private readonly client: Client,
+    private readonly prices: PriceOverrides = {},
+  ) {}
 
   async start(request: SessionRequest, options: { sessionId?: string } = {}): Promise<WorkflowHandle> {
-    const input = resolveSessionInput(request);
+    const input = resolveSessionInput(request, this.prices);
     return this.client.workflow.start(WORKFLOW_TYPE, {
       taskQueue: TASK_QUEUE,
       workflowId: options.sessionId ?? newSessionId(),
@@ -75,6 +82,11 @@ export class SessionClient {
 
   send(sessionId: string, text: string): Promise<void> {
     return this.handle(sessionId).signal(messageSignal, { text });
+  }
+
+  /** Lets a session paused by a budget guard go on with the raised limits (update `approve`). */
+  approve(sessionId: string, request: ApproveRequest = {}): Promise<ApproveResult> {
+    return this.handle(sessionId).executeUpdate(approveUpdate, { args: [request] });
   }
 
   result(sessionId: string): Promise<SessionResult> {
