@@ -120,6 +120,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
     const lastMessage = request.messages[request.messages.length - 1];
     stats.answered({ promptTokens, messageCount: request.messages.length, lastRole: lastMessage?.role ?? 'user' });
     if (summarizing) stats.summaryAnswered();
+    settings.observe?.({ index, messages: request.messages, promptTokens, summarizing });
     sendJson(res, 200, completionBody(settings.model, requestKey, reply, promptTokens), {
       'x-request-id': `req_sim_${index}`,
     });
