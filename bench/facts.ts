@@ -10,7 +10,7 @@
  * only while it is in the verbatim tail.
  */
 import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { ChatMessage } from '../src/model/messages';
 import { isSummaryMessage } from '../src/model/summaryFormat';
 import type { ObservedRequest } from '../src/simulator/observer';
@@ -22,8 +22,11 @@ const TURN_STEPS = 12;
 const TURNS = 24;
 const CHECKPOINTS = [1, 3, 10] as const;
 const TASK = `Tidy up the parser module and keep its tests green. [sim steps=${TURN_STEPS} output=7000-8000]`;
-/** A file in the workspace while the first two turns run (the bench deletes it then): `list_files` output carries its path. */
-const PLANTED_FILE = 'src/parser/legacy_grammar.pegjs';
+/**
+ * A file at the workspace's top level while the first two turns run (the bench deletes it then):
+ * the script's `list_files .` (not recursive) output carries its name.
+ */
+const PLANTED_FILE = 'legacy_grammar.pegjs';
 const CONSTRAINT = 'never edit files under vendor/, they are generated';
 const FAILING_TEST = 'parser rejects empty input';
 const USER_PATH = 'src/parser/tokenize.ts';
@@ -83,7 +86,7 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
     { id: 'constraint', how: 'a `CONSTRAINT:` line of the turn-2 user message', text: CONSTRAINT },
     { id: 'failing test', how: 'named in prose in the turn-2 user message', text: FAILING_TEST },
     { id: 'user file path', how: 'named in prose in the turn-2 user message', text: USER_PATH },
-    { id: 'listed file path', how: '`list_files` output of turns 1–2 (file deleted after turn 2)', text: PLANTED_FILE },
+    { id: 'listed file name', how: '`list_files` output of turns 1–2 (file deleted after turn 2)', text: PLANTED_FILE },
     { id: 'written file path', how: 'the agent\'s first `write_file` (turn 1, step 2)' },
   ];
   const checks: Check[] = [];
@@ -125,7 +128,7 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
   const outcome = await stack.withWorker({ contextWindow: WINDOW, observe }, async () => {
     const sessionId = `bench-facts-${Date.now()}`;
     workspace = join(stack.workspaceRoot, sessionId);
-    mkdirSync(dirname(join(workspace, PLANTED_FILE)), { recursive: true });
+    mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, PLANTED_FILE), 'start = expression\n');
     const handle = await stack.sessions.start(
       { task: TASK, model: 'agentd-sim', contextWindow: WINDOW, maxTurns: TURNS, maxSteps: TURNS * (TURN_STEPS + 1) + 10, awaitMessagesSeconds: 30 },

@@ -10,6 +10,8 @@ import { int, kb, mb, ratio, say, table, type BenchBody } from './lib/result';
 
 const STEPS = 300;
 const WINDOW = 128_000;
+/** A simulated window the foil cannot fill before Temporal's limits end it. */
+const UNBOUNDED_WINDOW = 10_000_000;
 const TASK = `grow the history [sim steps=${STEPS} output=20000-20000]`;
 /** How often the agentd run's history size is sampled while it runs. */
 const SAMPLE_MS = 2_000;
@@ -47,6 +49,16 @@ export async function historyBench(stack: Stack): Promise<BenchBody> {
     200_000,
   );
   say(`foil: ${foil.status} at step ${foil.step}, history ${int(foil.historyBytes)} B in ${foil.historyEvents} events; ${foil.why}`);
+  // The same foil on an endpoint with a window it cannot fill, so only Temporal's own limits stop it.
+  const unbounded = await runFoil(
+    { address: stack.temporal.address, client: stack.client, bundle, workspaceRoot: stack.workspaceRoot },
+    { contextWindow: UNBOUNDED_WINDOW },
+    TASK,
+    STEPS + 10,
+    200_000,
+  );
+  const unboundedPerStep = unbounded.historyBytes / unbounded.step;
+  say(`foil, ${int(UNBOUNDED_WINDOW)}-token endpoint: ${unbounded.status} at step ${unbounded.step}, history ${int(unbounded.historyBytes)} B in ${unbounded.historyEvents} events; ${unbounded.why}`);
 
   const agentdPerStep = agentd.bytes / agentd.result.steps;
   const foilPerStep = foil.historyBytes / foil.step;
@@ -70,6 +82,7 @@ export async function historyBench(stack: Stack): Promise<BenchBody> {
         samples: agentd.samples,
       },
       foil: { ...foil, bytesPerStep: foilPerStep },
+      foilUnboundedWindow: { ...unbounded, simulatorWindow: UNBOUNDED_WINDOW, bytesPerStep: unboundedPerStep },
       agentdBytesPerStepAtFoilEnd: agentdAtFoil ?? null,
       foilOverAgentdPerStep: foilPerStep / agentdPerStep,
     },
@@ -80,7 +93,8 @@ export async function historyBench(stack: Stack): Promise<BenchBody> {
         ['run', 'ended', 'steps', 'history', 'events', 'bytes / step'],
         [
           ['agentd', `${agentd.result.outcome} (${agentd.runs} run, ${agentd.compactions.summary} summaries, ${agentd.compactions.prune} prunes)`, int(agentd.result.steps), mb(agentd.bytes), int(agentd.events), `**${int(agentdPerStep)} B**`],
-          ['naive foil', `${foil.status}: ${foil.why}`, int(foil.step), mb(foil.historyBytes), int(foil.historyEvents), `**${int(foilPerStep)} B**`],
+          ['naive foil', `${foil.status} (model refused the request, see below)`, int(foil.step), mb(foil.historyBytes), int(foil.historyEvents), `**${int(foilPerStep)} B**`],
+          [`naive foil, ${int(UNBOUNDED_WINDOW)}-token endpoint`, `${unbounded.status}: ${unbounded.why.replace(/^terminated: /, '')}`, int(unbounded.step), mb(unbounded.historyBytes), int(unbounded.historyEvents), `**${int(unboundedPerStep)} B**`],
         ],
       ),
       '',
@@ -88,7 +102,9 @@ export async function historyBench(stack: Stack): Promise<BenchBody> {
         (agentdAtFoil === undefined || atFoilStep === undefined
           ? '.'
           : ` (over the same first ${atFoilStep.step} steps agentd wrote ${kb(atFoilStep.bytes)}, ${int(agentdAtFoil)} B per step: ${ratio(foilPerStep, agentdAtFoil)}).`),
-      `The foil stopped at step ${foil.step}: ${foil.why}. Its bytes per step are an average up to there, and they grow with every step (the whole list travels as input), while agentd's stay flat.`,
+      `The foil stopped at step ${foil.step}: \`${foil.why}\` — with no compaction its message list outgrew the window.`,
+      `Run again against an endpoint with a ${int(UNBOUNDED_WINDOW)}-token window, only Temporal's limits (dev server defaults) stop it: step ${unbounded.step}, ${mb(unbounded.historyBytes)}.`,
+      `The foil's bytes per step are averages up to where it stopped and grow with every step (the whole list travels as activity input), while agentd's stay flat.`,
     ],
   };
 }

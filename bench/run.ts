@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark on one real stack (a Temporal dev server on a free port, a
  * SQLite transcript store, in-process workers, the strict simulator over HTTP), each against its
  * baseline in the same run. Prints figures as they come and writes bench/results/bench.{json,md}
- * and context.svg. `--only=history,decide` runs a subset.
+ * and context.svg. `--only=history,decide` runs a subset; `--note="…"` adds a sentence on the run's
+ * conditions to the report.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -65,19 +66,32 @@ function selected(argv: readonly string[]): readonly Benchmark[] {
   return BENCHMARKS.filter((bench) => ids.includes(bench.id));
 }
 
+/** The command as typed, arguments with spaces quoted. */
+function commandLine(argv: readonly string[]): string {
+  if (argv.length === 0) return COMMAND;
+  const quoted = argv.map((arg) => (/\s/.test(arg) ? `'${arg.replace(/'/g, "'\\''")}'` : arg));
+  return `${COMMAND} -- ${quoted.join(' ')}`;
+}
+
+/** `--note="…"`: a sentence for the report about the conditions of the run (e.g. other work on the machine). */
+function note(argv: readonly string[]): string | undefined {
+  return argv.find((arg) => arg.startsWith('--note='))?.slice('--note='.length);
+}
+
 function machine(): string {
   const cores = cpus();
   return `${cores.length} × ${cores[0]?.model ?? 'unknown CPU'}, ${num(totalmem() / 2 ** 30, 0)} GB, Node ${process.version}, ${process.platform}`;
 }
 
 function markdown(results: readonly BenchResult[], startedAt: Date, totalMs: number, loadBefore: number[], loadAfter: number[], argv: readonly string[]): string {
-  const command = argv.length > 0 ? `${COMMAND} -- ${argv.join(' ')}` : COMMAND;
+  const command = commandLine(argv);
   const lines = [
     '# agentd benchmarks',
     '',
     `Command: \`${command}\` (builds with \`tsc\`, then runs \`node dist/bench/run.js\`); every figure below comes from this one run.`,
     `Run ${startedAt.toISOString()} on ${machine()}; ${num(totalMs / 60_000, 1)} min in all.`,
-    `Load average (1 min) ${num(loadBefore[0] ?? 0, 2)} at the start and ${num(loadAfter[0] ?? 0, 2)} at the end.`,
+    `Load average (1 min) ${num(loadBefore[0] ?? 0, 2)} at the start and ${num(loadAfter[0] ?? 0, 2)} at the end, on ${cpus().length} cores.`,
+    ...(note(argv) === undefined ? [] : ['', `Note: ${note(argv)}`]),
     '',
     'Every benchmark runs agentd and its baseline in the same process on the same real stack: a Temporal',
     'dev server (Temporal CLI, fresh SQLite file), the SQLite transcript store, workers in this process',
@@ -107,7 +121,7 @@ async function main(): Promise<void> {
   try {
     if (benchmarks.some((bench) => bench.needsStack)) {
       const started = performance.now();
-      shared.stack = await startStack();
+      shared.stack = await startStack({ logLevel: 'ERROR' });
       const stack = shared.stack;
       // Ctrl-C must not leave a dev server behind.
       process.once('SIGINT', () => {
@@ -130,7 +144,7 @@ async function main(): Promise<void> {
   const totalMs = Date.now() - startedAt.getTime();
   const loadAfter = loadavg();
   const json = {
-    command: argv.length > 0 ? `${COMMAND} -- ${argv.join(' ')}` : COMMAND,
+    command: commandLine(argv),
     startedAt: startedAt.toISOString(),
     totalMs,
     machine: machine(),
