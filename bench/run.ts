@@ -55,13 +55,18 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'context', title: '6. Context over time', needsStack: true, run: (stack, shared) => contextBench(need(stack), shared.tokens, RESULTS_DIR) },
 ];
 
+/** A bad command line: said in one line, exit code 2, nothing started. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
 function selected(argv: readonly string[]): readonly Benchmark[] {
   const only = argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length);
   if (only === undefined) return BENCHMARKS;
   const ids = only.split(',').map((id) => id.trim()).filter((id) => id !== '');
   const unknown = ids.filter((id) => !BENCHMARKS.some((bench) => bench.id === id));
   if (unknown.length > 0 || ids.length === 0) {
-    throw new Error(`--only: unknown benchmark ${unknown.join(', ') || '(none given)'}; choose from ${BENCHMARKS.map((bench) => bench.id).join(', ')}`);
+    throw new UsageError(`--only: unknown benchmark ${unknown.join(', ') || '(none given)'}; choose from ${BENCHMARKS.map((bench) => bench.id).join(', ')}`);
   }
   return BENCHMARKS.filter((bench) => ids.includes(bench.id));
 }
@@ -157,6 +162,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`npm run bench: ${error.message}`);
+    process.exitCode = 2;
+    return;
+  }
   console.error(error);
   process.exitCode = 1;
 });
