@@ -129,6 +129,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
       lastRole: lastMessage?.role ?? 'user',
     });
     if (summarizing) stats.summaryAnswered(answer.usage.prompt_tokens, answer.usage.completion_tokens);
+    settings.observe?.({ index, messages: request.messages, promptTokens, summarizing });
     sendJson(res, 200, answer, {
       'x-request-id': `req_sim_${index}`,
     });

@@ -170,7 +170,7 @@ export class CompactionController {
 
   /** A tool result too big to ever fit is replaced right away by a view `read_output` pages through. */
   async viewIfOversized(entry: LedgerEntry): Promise<LedgerEntry> {
-    if (!isOversized(entry, this.settings, this.settings.contextWindow)) return entry;
+    if (!this.settings.enabled || !isOversized(entry, this.settings, this.settings.contextWindow)) return entry;
     const cut = oversizedView(entry, this.settings, this.settings.contextWindow);
     if (!cut) return entry;
     const [measure] = await this.activities.cutToolResults({ sessionId: this.sessionId, views: [this.viewRequest(entry, cut)] });

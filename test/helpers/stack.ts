@@ -32,23 +32,26 @@ export interface Stack {
 
 let runtimeInstalled = false;
 
-/** Worker logs at WARN: test output should show failures, not every state change. */
-function quietRuntime(): void {
+/**
+ * Worker logs at WARN: test output should show failures, not every state change. The benchmarks
+ * pass ERROR, since the failures of their baselines are expected and reported anyway.
+ */
+function quietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger(level) });
   runtimeInstalled = true;
 }
 
-export async function startStack(): Promise<Stack> {
-  return startStackOn(await startTestTemporal());
+export async function startStack(options: { logLevel?: 'WARN' | 'ERROR' } = {}): Promise<Stack> {
+  return startStackOn(await startTestTemporal(), options);
 }
 
 /**
  * The same stack on a dev server the caller started (lowered limits, a restartable one…); the
  * stack owns it from here and stops it in `stop()`.
  */
-export async function startStackOn(temporal: TestTemporal): Promise<Stack> {
-  quietRuntime();
+export async function startStackOn(temporal: TestTemporal, options: { logLevel?: 'WARN' | 'ERROR' } = {}): Promise<Stack> {
+  quietRuntime(options.logLevel);
   const dir = await mkdtemp(join(tmpdir(), 'agentd-stack-'));
   const storeFile = join(dir, 'transcripts.db');
   const workspaceRoot = join(dir, 'workspaces');
