@@ -11,19 +11,17 @@ import { SIMULATOR_PRICE } from '../src/model/prices';
 import { compactNowUpdate } from '../src/session/definitions';
 import type { SessionState } from '../src/session/state';
 import type { RunningSimulator } from '../src/simulator/server';
-import { entryPoint, finished, spawnNode } from './helpers/processes';
-import { eventually, startStack, type Stack } from './helpers/stack';
+import { agentdOn, eventually, startStack, type Stack } from './helpers/stack';
 
 /** Long enough that a paused session which still called the model would be caught. */
 const QUIET_MS = 1500;
 
 describe('operator view', () => {
   let stack: Stack;
-  let agentd: (...args: string[]) => ReturnType<typeof finished>;
+  let agentd: ReturnType<typeof agentdOn>;
   before(async () => {
     stack = await startStack();
-    const env = { TEMPORAL_ADDRESS: stack.temporal.address, AGENTD_STORE: stack.storeFile };
-    agentd = (...args) => finished(spawnNode(entryPoint('cli/main'), args, env));
+    agentd = agentdOn(stack);
   });
   after(async () => {
     await stack?.stop();

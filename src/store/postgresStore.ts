@@ -3,13 +3,13 @@
  * as the SQLite store, over a connection pool. The schema is migrated when the store opens.
  */
 import pg from 'pg';
-import { ChatMessageSchema, type ChatMessage } from '../model/messages';
+import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
 import { migrate } from './postgresMigrations';
+import { toStoredMessage, type MessageRow } from './storedRow';
 import {
   TranscriptStoreError,
   type SessionSummary,
-  type StoredMessage,
   type TranscriptStore,
 } from './transcriptStore';
 
@@ -23,16 +23,6 @@ export interface PostgresStoreOptions {
    * replaces it; without a listener, node-postgres would crash the process.
    */
   readonly onIdleError?: (error: Error) => void;
-}
-
-interface Row {
-  session_id: string;
-  seq: number;
-  body: string;
-  tokens: number;
-  chars: number;
-  meta: string;
-  created_at: Date;
 }
 
 const COLUMNS = 'session_id, seq, body, tokens, chars, meta, created_at';
@@ -57,7 +47,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
   }
 
   async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
-    const inserted = await this.pool.query<Row>(
+    const inserted = await this.pool.query<MessageRow>(
       `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (session_id, seq) DO NOTHING
@@ -74,19 +64,19 @@ export class PostgresTranscriptStore implements TranscriptStore {
       ],
     );
     const row = inserted.rows[0];
-    if (row) return toStored(row);
+    if (row) return toStoredMessage(row);
     // The seq was already stored (a retry, or a concurrent writer won): that row stands.
-    return toStored(await this.mustGet(sessionId, seq));
+    return toStoredMessage(await this.mustGet(sessionId, seq));
   }
 
   async get(sessionId: string, seq: number) {
     const row = await this.selectOne(sessionId, seq);
-    return row ? toStored(row) : undefined;
+    return row ? toStoredMessage(row) : undefined;
   }
 
   async getMany(sessionId: string, seqs: readonly number[]) {
     if (seqs.length === 0) return [];
-    const { rows } = await this.pool.query<Row>(
+    const { rows } = await this.pool.query<MessageRow>(
       `SELECT ${COLUMNS} FROM messages WHERE session_id = $1 AND seq = ANY($2::integer[])`,
       [sessionId, [...new Set(seqs)]],
     );
@@ -94,17 +84,17 @@ export class PostgresTranscriptStore implements TranscriptStore {
     return seqs.map((seq) => {
       const row = bySeq.get(seq);
       if (!row) throw missingSeq(sessionId, seq);
-      return toStored(row);
+      return toStoredMessage(row);
     });
   }
 
   async list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}) {
     // LIMIT NULL is no limit, as SQLite's LIMIT -1.
-    const { rows } = await this.pool.query<Row>(
+    const { rows } = await this.pool.query<MessageRow>(
       `SELECT ${COLUMNS} FROM messages WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [sessionId, options.afterSeq ?? -1, options.limit ?? null],
     );
-    return rows.map(toStored);
+    return rows.map(toStoredMessage);
   }
 
   async markStarted(sessionId: string, seq: number): Promise<boolean> {
@@ -133,12 +123,12 @@ export class PostgresTranscriptStore implements TranscriptStore {
     await this.pool.end();
   }
 
-  private async selectOne(sessionId: string, seq: number): Promise<Row | undefined> {
-    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM messages WHERE session_id = $1 AND seq = $2`, [sessionId, seq]);
+  private async selectOne(sessionId: string, seq: number): Promise<MessageRow | undefined> {
+    const { rows } = await this.pool.query<MessageRow>(`SELECT ${COLUMNS} FROM messages WHERE session_id = $1 AND seq = $2`, [sessionId, seq]);
     return rows[0];
   }
 
-  private async mustGet(sessionId: string, seq: number): Promise<Row> {
+  private async mustGet(sessionId: string, seq: number): Promise<MessageRow> {
     const row = await this.selectOne(sessionId, seq);
     if (!row) throw missingSeq(sessionId, seq);
     return row;
@@ -151,22 +141,4 @@ function missingSeq(sessionId: string, seq: number): TranscriptStoreError {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function toStored(row: Row): StoredMessage {
-  try {
-    return {
-      sessionId: row.session_id,
-      seq: row.seq,
-      message: ChatMessageSchema.parse(JSON.parse(row.body)),
-      tokens: row.tokens,
-      chars: row.chars,
-      meta: JSON.parse(row.meta) as Record<string, unknown>,
-      createdAt: row.created_at.toISOString(),
-    };
-  } catch (cause) {
-    throw new TranscriptStoreError('corrupt_row', `session ${row.session_id} seq ${row.seq} is not a valid message`, {
-      cause,
-    });
-  }
 }

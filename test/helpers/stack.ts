@@ -14,6 +14,7 @@ import type { SimulatorOptions } from '../../src/simulator/options';
 import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
 import { createBuiltinRegistry } from '../../src/tools/registry';
 import { createAgentWorker } from '../../src/worker';
+import { entryPoint, finished, spawnNode, type Finished } from './processes';
 import { startTestTemporal, type TestTemporal } from './temporal';
 
 export interface Stack {
@@ -107,4 +108,10 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Runs the `agentd` command line as a child process against the stack's server and store. */
+export function agentdOn(stack: Stack): (...args: string[]) => Promise<Finished> {
+  const env = { TEMPORAL_ADDRESS: stack.temporal.address, AGENTD_STORE: stack.storeFile };
+  return (...args) => finished(spawnNode(entryPoint('cli/main'), args, env));
 }
