@@ -4,7 +4,6 @@
  */
 import { temporal } from '@temporalio/proto';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { NativeConnection } from '@temporalio/worker';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,7 +19,6 @@ import { createModelClient } from '../src/model/client';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { createBuiltinRegistry } from '../src/tools/registry';
 import { sessionTools } from '../src/tools/sessionTools';
-import { createAgentWorker } from '../src/worker';
 import { eventually, startStack, type Stack } from './helpers/stack';
 
 /** The entry point of an npm MCP server, run with this node: no network, no npx. */
@@ -75,22 +73,9 @@ describe('MCP servers as tool sources', () => {
   /** A fresh worker whose sessions see the built-ins and the MCP servers' tools. */
   async function withMcpWorker<T>(hub: McpHub, work: (simulator: RunningSimulator) => Promise<T>): Promise<T> {
     const simulator = await startSimulator({});
-    const connection = await NativeConnection.connect({ address: stack.temporal.address });
     try {
-      const worker = await createAgentWorker({
-        connection,
-        workflowBundle: stack.bundle,
-        deps: {
-          store: stack.store,
-          model: createModelClient({ baseURL: simulator.baseURL }),
-          tools: createBuiltinRegistry(),
-          extraTools: hub,
-          workspaceRoot: stack.workspaceRoot,
-        },
-      });
-      return await worker.runUntil(work(simulator));
+      return await stack.runWorker({ model: createModelClient({ baseURL: simulator.baseURL }), extraTools: hub }, () => work(simulator));
     } finally {
-      await connection.close();
       await simulator.stop();
     }
   }

@@ -13,9 +13,13 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import type { SimulatorOptions } from '../../src/simulator/options';
 import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
 import { createBuiltinRegistry } from '../../src/tools/registry';
+import type { ActivityDeps } from '../../src/activities';
 import { createAgentWorker } from '../../src/worker';
 import { entryPoint, finished, spawnNode, type Finished } from './processes';
 import { startTestTemporal, type TestTemporal } from './temporal';
+
+/** What a test chooses for its worker; the stack's store, built-in tools and workspaces fill in the rest. */
+export type WorkerDeps = Pick<ActivityDeps, 'model'> & Partial<ActivityDeps>;
 
 export interface Stack {
   temporal: TestTemporal;
@@ -28,6 +32,8 @@ export interface Stack {
   bundle: WorkflowBundle;
   /** Runs `work` while a fresh worker, talking to a fresh simulator, polls the task queue. */
   withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>): Promise<T>;
+  /** Runs `work` while a fresh worker with the given model client (and other deps) polls the task queue. */
+  runWorker<T>(deps: WorkerDeps, work: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -64,18 +70,25 @@ export async function startStackOn(temporal: TestTemporal, options: { logLevel?:
     logger: new DefaultLogger('WARN'),
   });
 
-  async function withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>) {
-    const simulator = await startSimulator(simulatorOptions);
+  async function runWorker<T>(deps: WorkerDeps, work: () => Promise<T>): Promise<T> {
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
     try {
       const worker = await createAgentWorker({
         connection: workerConnection,
         workflowBundle: bundle,
-        deps: { store, model: createModelClient({ baseURL: simulator.baseURL }), tools: createBuiltinRegistry(), workspaceRoot },
+        deps: { store, tools: createBuiltinRegistry(), workspaceRoot, ...deps },
       });
-      return await worker.runUntil(work(simulator));
+      return await worker.runUntil(work());
     } finally {
       await workerConnection.close();
+    }
+  }
+
+  async function withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>) {
+    const simulator = await startSimulator(simulatorOptions);
+    try {
+      return await runWorker({ model: createModelClient({ baseURL: simulator.baseURL }) }, () => work(simulator));
+    } finally {
       await simulator.stop();
     }
   }
@@ -90,6 +103,7 @@ export async function startStackOn(temporal: TestTemporal, options: { logLevel?:
     workspaceRoot,
     bundle,
     withWorker,
+    runWorker,
     async stop() {
       await connection.close();
       await store.close();
