@@ -3,7 +3,7 @@
  * entries, against a baseline in the same process that re-tokenizes every message body on each call
  * (what a design without a ledger must do before every model call). Prints a table.
  *
- * Run: `npx tsx bench/decide.ts` (or `node dist/bench/decide.js` after `npm run build`).
+ * Run: `npm run bench:decide` for the table alone; `npm run bench` runs it through `measureDecide`.
  * Bodies are slices of one generated corpus (prose, code, log lines, hex ids), so every message has
  * its own text without holding hundreds of megabytes; sizes follow a long-tailed distribution.
  */
@@ -12,6 +12,7 @@ import { CLOSED_BREAKER } from '../src/policy/breaker';
 import { decide, type DecideInput } from '../src/policy/decide';
 import type { LedgerEntry } from '../src/policy/ledger';
 import { resolveCompactionSettings } from '../src/policy/settings';
+import { seededRandom } from '../test/helpers/random';
 
 const SIZES = [1_000, 10_000, 100_000] as const;
 /** Minimum measuring time per size for `decide`, and minimum number of calls. */
@@ -21,19 +22,8 @@ const DECIDE_MIN_CALLS = 5;
 const BASELINE_CALLS: Record<(typeof SIZES)[number], number> = { 1_000: 10, 10_000: 3, 100_000: 1 };
 const WINDOW = 200_000;
 
-/** Deterministic PRNG (mulberry32): the same ledgers on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = prng(20_240_601);
+// Seeded: the same ledgers on every run.
+const random = seededRandom(20_240_601);
 
 /** A corpus mixing what agent transcripts hold: prose, code, compiler and test output, ids. */
 function corpus(chars: number): string {
@@ -59,7 +49,11 @@ function corpus(chars: number): string {
   return parts.join('');
 }
 
-const CORPUS = corpus(4_000_000);
+/** Built on first use, so importing this module costs nothing. */
+let corpusText: string | undefined;
+function corpusOf(): string {
+  return (corpusText ??= corpus(4_000_000));
+}
 
 /** Log-uniform size in [min, max]: many small messages, a long tail of large tool output. */
 function size(min: number, max: number): number {
@@ -67,8 +61,9 @@ function size(min: number, max: number): number {
 }
 
 function body(chars: number): string {
-  const start = Math.floor(random() * (CORPUS.length - chars));
-  return CORPUS.slice(start, start + chars);
+  const text = corpusOf();
+  const start = Math.floor(random() * (text.length - chars));
+  return text.slice(start, start + chars);
 }
 
 interface Session {
@@ -140,32 +135,64 @@ function timeBaseline(s: Session, calls: number): number {
   return (performance.now() - start) / calls;
 }
 
-function main(): void {
-  const rows: string[][] = [];
-  for (const entries of SIZES) {
-    const s = session(entries);
-    const chars = s.bodies.reduce((total, text) => total + text.length, 0);
-    const tokens = s.ledger.reduce((total, entry) => total + entry.tokens, 0);
-    const measured = timeDecide(s.ledger);
-    const baseline = timeBaseline(s, BASELINE_CALLS[entries]);
-    rows.push([
-      entries.toLocaleString('en-US'),
-      `${(chars / 1e6).toFixed(1)} MB / ${(tokens / 1e6).toFixed(2)}M tok`,
-      `${measured.msPerCall.toFixed(3)} ms`,
-      `${measured.calls}`,
-      `${baseline.toFixed(1)} ms`,
-      `${Math.round(baseline / measured.msPerCall).toLocaleString('en-US')}×`,
-      measured.kind,
-    ]);
-  }
-  const header = ['entries', 'bodies', 'decide/call', 'calls', 'baseline/call', 'baseline ÷ decide', 'decision'];
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]): string => cells.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
-  console.log(`decide() on a ${WINDOW.toLocaleString('en-US')}-token window, manual request (full plan), Node ${process.version}`);
-  console.log('baseline: countTokens (gpt-tokenizer) on every body, then the same decide\n');
-  console.log(line(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const row of rows) console.log(line(row));
+/** One measured ledger size. */
+export interface DecideRow {
+  readonly entries: number;
+  readonly bodyChars: number;
+  readonly bodyTokens: number;
+  readonly decideMsPerCall: number;
+  readonly decideCalls: number;
+  readonly baselineMsPerCall: number;
+  readonly baselineCalls: number;
+  readonly decision: string;
 }
 
-main();
+export const DECIDE_WINDOW = WINDOW;
+
+/** Measures every size; `decide` and its baseline on the same ledgers, one after the other. */
+export function measureDecide(): DecideRow[] {
+  return SIZES.map((entries) => {
+    const s = session(entries);
+    const measured = timeDecide(s.ledger);
+    const baselineCalls = BASELINE_CALLS[entries];
+    return {
+      entries,
+      bodyChars: s.bodies.reduce((total, text) => total + text.length, 0),
+      bodyTokens: s.ledger.reduce((total, entry) => total + entry.tokens, 0),
+      decideMsPerCall: measured.msPerCall,
+      decideCalls: measured.calls,
+      baselineMsPerCall: timeBaseline(s, baselineCalls),
+      baselineCalls,
+      decision: measured.kind,
+    };
+  });
+}
+
+/** The table `npm run bench:decide` prints. */
+export function decideTable(rows: readonly DecideRow[]): string[] {
+  const cells = rows.map((row) => [
+    row.entries.toLocaleString('en-US'),
+    `${(row.bodyChars / 1e6).toFixed(1)} MB / ${(row.bodyTokens / 1e6).toFixed(2)}M tok`,
+    `${row.decideMsPerCall.toFixed(3)} ms`,
+    `${row.decideCalls}`,
+    `${row.baselineMsPerCall.toFixed(1)} ms`,
+    `${Math.round(row.baselineMsPerCall / row.decideMsPerCall).toLocaleString('en-US')}×`,
+    row.decision,
+  ]);
+  const header = ['entries', 'bodies', 'decide/call', 'calls', 'baseline/call', 'baseline ÷ decide', 'decision'];
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]): string => row.map((cell, i) => cell.padStart(widths[i]!)).join('  ');
+  return [
+    `decide() on a ${WINDOW.toLocaleString('en-US')}-token window, manual request (full plan), Node ${process.version}`,
+    'baseline: countTokens (gpt-tokenizer) on every body, then the same decide',
+    '',
+    line(header),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    ...cells.map(line),
+  ];
+}
+
+// Run directly (`npm run bench:decide`), print the table; imported by bench/run.ts, do nothing.
+if (require.main === module) {
+  for (const line of decideTable(measureDecide())) console.log(line);
+}

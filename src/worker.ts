@@ -3,15 +3,25 @@
  * `agentd`, and the workspace activities on its host's queue `agentd-host-<hostId>`. Run directly (`node dist/src/worker.js` or `agentd worker`) it reads its settings from
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
+import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, createHostActivities, type ActivityDeps } from './activities';
+import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
+import { connectTemporalNative } from './connection/connect';
+import { describeConnection } from './connection/options';
 import { createModelClient } from './model/client';
 import { hostTaskQueue, TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
-import { SqliteTranscriptStore } from './store/sqliteStore';
-import { createBuiltinRegistry } from './tools/registry';
+import { McpHub } from './mcp/hub';
+import { readMcpServers } from './mcp/config';
+import { openStore } from './store/openStore';
+import { describeStore } from './store/storeSetting';
+import type { TranscriptStore } from './store/transcriptStore';
+import { builtinTools, ToolRegistry } from './tools/registry';
 import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
+import { loadUserTools } from './tools/userTools';
+import { drainOnSignals, requestShutdown } from './workerShutdown';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;
@@ -21,6 +31,10 @@ export interface AgentWorkerOptions {
   /** A pre-built workflow bundle (tests build it once per file); otherwise the worker bundles. */
   workflowBundle?: WorkflowBundle;
   identity?: string;
+  /** Payload encryption (`agentdDataConverter`); clients must use the same one. */
+  dataConverter?: DataConverter;
+  /** How long running activities may go on after shutdown is asked for; then they are cancelled. @default 0 */
+  shutdownGraceSeconds?: number;
 }
 
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
@@ -33,6 +47,8 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
       : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities(options.deps),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),
   });
 }
 
@@ -44,92 +60,136 @@ export function createHostWorker(options: AgentWorkerOptions & { hostTaskQueue: 
     taskQueue: options.hostTaskQueue,
     activities: createHostActivities(options.deps),
     ...(options.identity ? { identity: `${options.identity}/host` } : {}),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),
   });
 }
 
 /**
  * Sets the SDK's log level once per process (env AGENTD_LOG_LEVEL, default WARN): the worker's
- * INFO lines (bundling, state changes) drown the progress an operator wants to read.
+ * INFO lines (bundling, state changes) drown the progress an operator wants to read. The SDK's own
+ * signal handlers stay off: `RunningWorker.run` handles SIGTERM/SIGINT (drain, then a forced exit).
  */
 export function installWorkerLogging(level = process.env.AGENTD_LOG_LEVEL ?? 'WARN'): void {
   const levels: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
   const chosen = levels.find((candidate) => candidate === level.toUpperCase()) ?? 'WARN';
-  Runtime.install({ logger: new DefaultLogger(chosen) });
+  Runtime.install({ logger: new DefaultLogger(chosen), shutdownSignals: [] });
 }
 
 /** A worker wired to the environment's store, model endpoint and Temporal server. */
 export interface RunningWorker {
-  /** Polls TASK_QUEUE; shutting it down stops the host worker too. */
+  /** Polls TASK_QUEUE; when it stops, the host worker stops too. */
   worker: Worker;
   /** Polls the host's own queue for the activities that touch its workspaces. */
   hostWorker: Worker;
-  /** Runs until `worker.shutdown()` (or a signal), then releases the store, simulator and connection. */
+  /**
+   * Runs until `stop()` or SIGTERM/SIGINT, which drain the worker (a second signal exits at once),
+   * then releases the store, simulator and connection.
+   */
   run(): Promise<void>;
+  /** Asks the worker to drain; safe to call more than once. */
+  stop(): void;
+}
+
+export interface WorkerFromConfigOptions {
+  /** A pre-built workflow bundle; otherwise the worker bundles. */
+  workflowBundle?: WorkflowBundle;
+  /** Where AGENTD_MCP_SERVERS / AGENTD_MCP_CONFIG are read. @default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function startWorkerFromConfig(
   config: AgentdConfig,
   log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  options: WorkerFromConfigOptions = {},
 ): Promise<RunningWorker> {
+  // Tool configuration is checked first: a bad module or server list stops the worker before it connects.
+  const userTools = config.toolsModule ? await loadUserTools(config.toolsModule, builtinTools.map((tool) => tool.name)) : [];
+  const mcpServers = readMcpServers(options.env);
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
-  const store = new SqliteTranscriptStore(config.storeFile);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const mcp = mcpServers.length > 0 ? new McpHub(mcpServers) : undefined;
+  const dataConverter = agentdDataConverter(config.encryption);
+  let store: TranscriptStore | undefined;
+  let connection: NativeConnection | undefined;
   const commandSandbox = detectCommandSandbox({
     unsandboxedCommands: config.unsandboxedCommands,
     limits: config.commandLimits,
     searchPath: process.env.PATH ?? '',
   });
   const host = { hostId: config.hostId, taskQueue: hostTaskQueue(config.hostId) };
-  const options = {
-    connection,
-    namespace: config.namespace,
-    deps: {
-      store,
-      model: createModelClient({
-        baseURL: simulator?.baseURL ?? config.modelBaseURL,
-        apiKey: process.env.OPENAI_API_KEY,
-        timeoutMs: config.modelTimeoutMs,
-      }),
-      tools: createBuiltinRegistry(),
-      workspaceRoot: config.workspaceRoot,
-      commandSandbox,
-      host,
-    },
-  };
-  const worker = await createAgentWorker(options);
-  const hostWorker = await createHostWorker({ ...options, hostTaskQueue: host.taskQueue });
+  let worker: Worker;
+  let hostWorker: Worker;
+  try {
+    store = await openStore(config.store);
+    connection = await connectTemporalNative(config.connection);
+    const workerOptions: AgentWorkerOptions = {
+      connection,
+      namespace: config.connection.namespace,
+      shutdownGraceSeconds: config.shutdownGraceSeconds,
+      ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      ...(dataConverter ? { dataConverter } : {}),
+      deps: {
+        store,
+        model: createModelClient({
+          baseURL: simulator?.baseURL ?? config.modelBaseURL,
+          apiKey: process.env.OPENAI_API_KEY,
+          timeoutMs: config.modelTimeoutMs,
+        }),
+        tools: new ToolRegistry([...builtinTools, ...userTools]),
+        ...(mcp ? { extraTools: mcp } : {}),
+        workspaceRoot: config.workspaceRoot,
+        commandSandbox,
+        host,
+      },
+    };
+    worker = await createAgentWorker(workerOptions);
+    hostWorker = await createHostWorker({ ...workerOptions, hostTaskQueue: host.taskQueue });
+  } catch (error) {
+    await connection?.close();
+    await store?.close();
+    await mcp?.close();
+    await simulator?.stop();
+    throw error;
+  }
   log(
-    `agentd worker on ${config.temporalAddress} (namespace ${config.namespace}, task queues ${TASK_QUEUE} and ` +
-      `${host.taskQueue}); store ${config.storeFile}; workspaces ${config.workspaceRoot}`,
+    `agentd worker on ${describeConnection(config.connection)}, task queues ${TASK_QUEUE} and ${host.taskQueue}; ` +
+      `${describeEncryption(config.encryption)}; store ${describeStore(config.store)}; workspaces ${config.workspaceRoot}`,
   );
   log(describeSandbox(commandSandbox));
+  if (userTools.length > 0) log(`user tools from ${config.toolsModule}: ${userTools.map((tool) => tool.name).join(', ')}`);
+  if (mcp) log(`MCP servers: ${mcpServers.map((server) => `${server.name} (${server.transport})`).join(', ')}`);
+  const openConnection = connection;
+  const openedStore = store;
   return {
     worker,
     hostWorker,
     async run() {
+      const stopListening = drainOnSignals(worker, config.shutdownGraceSeconds, log);
       try {
-        // Either worker stopping (shutdown, signal, fatal error) stops the other.
+        // Either worker stopping (a drain, a fatal error) stops the other.
         await Promise.all([
-          worker.run().finally(() => stopIfRunning(hostWorker)),
-          hostWorker.run().finally(() => stopIfRunning(worker)),
+          worker.run().finally(() => requestShutdown(hostWorker)),
+          hostWorker.run().finally(() => requestShutdown(worker)),
         ]);
+        log('agentd worker: stopped');
       } finally {
-        await connection.close();
-        await store.close();
+        stopListening();
+        await openConnection.close();
+        await openedStore.close();
+        await mcp?.close();
         await simulator?.stop();
       }
     },
+    stop: () => requestShutdown(worker),
   };
-}
-
-function stopIfRunning(worker: Worker): void {
-  if (worker.getState() === 'RUNNING') worker.shutdown();
 }
 
 if (require.main === module) {
   installWorkerLogging();
-  startWorkerFromConfig(readConfig())
+  // readConfig inside the chain, so a bad setting is reported in one line like any other failure.
+  Promise.resolve()
+    .then(() => startWorkerFromConfig(readConfig()))
     .then((running) => running.run())
     .catch((error: unknown) => {
       process.stderr.write(`agentd worker: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -52,7 +52,8 @@ describe('activities on retry', () => {
     await store.put('s', 2, reply, { usage: { promptTokens: 40, completionTokens: 9 } });
     const result = await activities.callModel({ sessionId: 's', seq: 2, context: [[0, 1]], model: 'agentd-sim' });
     assert.equal(result.replayed, true);
-    assert.deepEqual(result.toolCalls, [{ id: 'call_1', name: 'list_files' }]);
+    assert.deepEqual(result.toolCalls.map(({ id, name }) => ({ id, name })), [{ id: 'call_1', name: 'list_files' }]);
+    assert.match(result.toolCalls[0]?.fingerprint ?? '', /^[0-9a-f]{16}$/, 'name and arguments hashed for the repeated-call guard');
     assert.deepEqual(result.usage, { promptTokens: 40, completionTokens: 9 });
     assert.deepEqual(result.measure.declares, ['call_1']);
     assert.equal(simulator.stats().requests, 0);

@@ -6,17 +6,16 @@ import { promisify } from 'node:util';
 import { findTemporalCli } from '../src/devServer/temporalCli';
 import type { SessionResult, SessionState } from '../src/session/state';
 import { entryPoint, finished, spawnNode } from './helpers/processes';
-import { startStack, type Stack } from './helpers/stack';
+import { agentdOn, startStack, type Stack } from './helpers/stack';
 
 const run = promisify(execFile);
 
 describe('command lines', () => {
   let stack: Stack;
-  let agentd: (...args: string[]) => ReturnType<typeof finished>;
+  let agentd: ReturnType<typeof agentdOn>;
   before(async () => {
     stack = await startStack();
-    const env = { TEMPORAL_ADDRESS: stack.temporal.address, AGENTD_STORE: stack.storeFile };
-    agentd = (...args) => finished(spawnNode(entryPoint('cli/main'), args, env));
+    agentd = agentdOn(stack);
   });
   after(async () => {
     await stack?.stop();
@@ -96,7 +95,7 @@ describe('command lines', () => {
   it('prints help for every command', async () => {
     const overview = await agentd('--help');
     assert.equal(overview.code, 0);
-    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'send', 'list', 'cancel', 'transcript']) {
+    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'watch', 'send', 'list', 'approve', 'cancel', 'transcript']) {
       assert.match(overview.stdout, new RegExp(`\\b${command}\\b`));
       const help = await agentd(command, '--help');
       assert.equal(help.code, 0, command);

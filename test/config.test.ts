@@ -1,13 +1,14 @@
 /** Settings from the environment: the embedded defaults, and errors that name the bad variable. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, readConfig, usesSimulator } from '../src/config';
+import { readConfig, usesSimulator } from '../src/config';
+import { ConfigError } from '../src/configError';
 
 describe('readConfig', () => {
   it('falls back to the embedded defaults: local dev server, simulator, 600 s model requests', () => {
     const config = readConfig({});
-    assert.equal(config.temporalAddress, '127.0.0.1:7233');
-    assert.equal(config.namespace, 'default');
+    assert.equal(config.connection.address, '127.0.0.1:7233');
+    assert.equal(config.connection.namespace, 'default');
     assert.ok(usesSimulator(config));
     assert.equal(config.defaultModel, 'agentd-sim');
     assert.equal(config.modelTimeoutMs, 600_000);

@@ -115,9 +115,15 @@ describe('agentSession', () => {
     });
   });
 
-  it('stops at maxSteps with a clear outcome', async () => {
+  it('stops at maxSteps with a clear outcome when it may not pause for approval', async () => {
     await stack.withWorker({}, async () => {
-      const handle = await stack.sessions.start({ task: 'long job [sim steps=50]', model: 'agentd-sim', maxSteps: 5 });
+      // approvalTimeoutSeconds 0: end at the limit instead of waiting for `approve` (test/budget.test.ts).
+      const handle = await stack.sessions.start({
+        task: 'long job [sim steps=50]',
+        model: 'agentd-sim',
+        maxSteps: 5,
+        approvalTimeoutSeconds: 0,
+      });
       const result = await stack.sessions.result(handle.workflowId);
       assert.equal(result.outcome, 'step_limit');
       assert.equal(result.steps, 5);

@@ -236,6 +236,28 @@ describe('model simulator', () => {
     });
   });
 
+  it('shows each answered request to the observe hook, rejected ones not, summaries flagged', async () => {
+    const seen: Array<{ index: number; messages: readonly ChatMessage[]; promptTokens: number; summarizing: boolean }> = [];
+    await withSim({ contextWindow: 300, observe: (request) => seen.push(request) }, async (_sim, client) => {
+      const small: ChatMessage[] = [SYSTEM, { role: 'user', content: 'short task' }];
+      await assert.rejects(complete(client, [SYSTEM, { role: 'user', content: 'word '.repeat(400) }]));
+      await complete(client, small);
+      await complete(client, [...small, { role: 'user', content: SUMMARIZE_INSTRUCTION_HEAD }]);
+      assert.deepEqual(
+        seen.map(({ index, messages, promptTokens, summarizing }) => ({ index, messages, promptTokens, summarizing })),
+        [
+          { index: 1, messages: small, promptTokens: countPromptTokens(small, TOOLS), summarizing: false },
+          {
+            index: 2,
+            messages: [...small, { role: 'user', content: SUMMARIZE_INSTRUCTION_HEAD }],
+            promptTokens: countPromptTokens([...small, { role: 'user', content: SUMMARIZE_INSTRUCTION_HEAD }], TOOLS),
+            summarizing: true,
+          },
+        ],
+      );
+    });
+  });
+
   it('rejects a tool result whose call was never made (orphan)', async () => {
     await withSim({}, async (sim, client) => {
       const messages: ChatMessage[] = [

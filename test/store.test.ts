@@ -1,77 +1,225 @@
-/** The SQLite transcript store: idempotent puts under workflow-allocated seqs, token counts on write. */
+/**
+ * The transcript store on both backends, same cases: idempotent puts under workflow-allocated seqs,
+ * token counts on write, ordered reads, started markers, and a second connection that sees it all.
+ * PostgreSQL also: schema migration when several processes open the store at once.
+ */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { countMessageTokens } from '../src/model/tokens';
-import { SqliteTranscriptStore } from '../src/store/sqliteStore';
-import { TranscriptStoreError } from '../src/store/transcriptStore';
+import { openStore } from '../src/store/openStore';
+import { MIGRATIONS } from '../src/store/postgresMigrations';
+import { PostgresTranscriptStore } from '../src/store/postgresStore';
+import { parseStoreSetting, redactStoreUrl, type StoreSetting } from '../src/store/storeSetting';
+import { TranscriptStoreError, type TranscriptStore } from '../src/store/transcriptStore';
+import { createTestDatabase, testPostgresUrl, type TestDatabase } from './helpers/postgres';
 
-describe('SqliteTranscriptStore', () => {
-  let dir: string;
-  let store: SqliteTranscriptStore;
+/** A backend under test: a setting to open it with, and how to throw it away afterwards. */
+interface Backend {
+  readonly name: string;
+  prepare(): Promise<{ setting: StoreSetting; dispose(): Promise<void> }>;
+}
+
+const postgresServer = testPostgresUrl('the transcript store suite');
+
+const BACKENDS: readonly Backend[] = [
+  {
+    name: 'SQLite',
+    async prepare() {
+      const dir = await mkdtemp(join(tmpdir(), 'agentd-store-'));
+      return {
+        setting: parseStoreSetting(join(dir, 'nested', 'transcripts.db'), 'unused'),
+        dispose: () => rm(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async prepare() {
+      const database = await createTestDatabase(postgresServer!, 'store');
+      return { setting: parseStoreSetting(database.url, 'unused'), dispose: database.drop };
+    },
+  },
+];
+
+for (const backend of BACKENDS) {
+  const skip = backend.name === 'PostgreSQL' && !postgresServer ? 'AGENTD_TEST_POSTGRES_URL is not set' : false;
+  describe(`transcript store on ${backend.name}`, { skip }, () => {
+    let setting: StoreSetting;
+    let dispose: () => Promise<void>;
+    let store: TranscriptStore;
+    before(async () => {
+      ({ setting, dispose } = await backend.prepare());
+      store = await openStore(setting);
+    });
+    after(async () => {
+      await store?.close();
+      await dispose?.();
+    });
+
+    it('returns the stored row instead of rewriting it', async () => {
+      const first = await store.put('s1', 0, { role: 'user', content: 'original' }, { origin: 'first' });
+      const again = await store.put('s1', 0, { role: 'user', content: 'a retry with other text' }, { origin: 'retry' });
+      assert.deepEqual(again, first);
+      assert.equal((await store.get('s1', 0))?.message.content, 'original');
+      assert.deepEqual((await store.get('s1', 0))?.meta, { origin: 'first' });
+    });
+
+    it('counts tokens when storing, tool-call arguments included', async () => {
+      const args = JSON.stringify({ path: 'big.txt', content: 'lorem ipsum '.repeat(2000) });
+      const message = {
+        role: 'assistant' as const,
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'write_file', arguments: args } }],
+      };
+      const stored = await store.put('s1', 1, message);
+      assert.equal(stored.tokens, countMessageTokens(message));
+      assert.ok(stored.tokens > 2000, `an 24 KB write weighs its arguments (${stored.tokens} tokens)`);
+      assert.equal(stored.chars, args.length);
+      assert.deepEqual((await store.get('s1', 1))?.message, message);
+    });
+
+    it('keeps a tool output with NUL bytes and other control characters exactly', async () => {
+      const content = 'binary\u0000output\u0001\ttab\n\u{1F600} end';
+      await store.put('s1', 2, { role: 'tool', tool_call_id: 'c1', content });
+      assert.equal((await store.get('s1', 2))?.message.content, content);
+    });
+
+    it('reads seqs in the order asked and names a missing one', async () => {
+      await store.put('s2', 0, { role: 'system', content: 'sys' });
+      await store.put('s2', 1, { role: 'user', content: 'task' });
+      const rows = await store.getMany('s2', [1, 0, 1]);
+      assert.deepEqual(rows.map((row) => row.seq), [1, 0, 1]);
+      await assert.rejects(store.getMany('s2', [0, 7]), (error: unknown) => {
+        assert.ok(error instanceof TranscriptStoreError);
+        assert.equal(error.code, 'missing_seq');
+        assert.match(error.message, /seq 7/);
+        return true;
+      });
+    });
+
+    it('keeps sessions apart and lists them in seq order, newest session first', async () => {
+      // Written out of order: list must sort by seq, not by insertion.
+      await store.put('s4', 2, { role: 'user', content: 'c' });
+      await store.put('s4', 0, { role: 'system', content: 'a' });
+      await store.put('s4', 1, { role: 'user', content: 'b' });
+      assert.deepEqual((await store.list('s4')).map((row) => row.message.content), ['a', 'b', 'c']);
+      assert.deepEqual((await store.list('s4', { afterSeq: 0 })).map((row) => row.seq), [1, 2]);
+      assert.deepEqual((await store.list('s4', { afterSeq: 0, limit: 1 })).map((row) => row.seq), [1]);
+      assert.deepEqual(await store.list('nobody'), []);
+      assert.deepEqual((await store.list('s2')).map((row) => row.message.content), ['sys', 'task']);
+      const sessions = await store.sessions();
+      assert.deepEqual(sessions.map((session) => session.sessionId).sort(), ['s1', 's2', 's4']);
+      assert.equal(sessions[0]?.sessionId, 's4', 'the session written last comes first');
+      const s4 = sessions.find((session) => session.sessionId === 's4');
+      assert.equal(s4?.messages, 3);
+      assert.equal(typeof s4?.tokens, 'number');
+      assert.ok(!Number.isNaN(Date.parse(s4?.lastAt ?? '')));
+    });
+
+    it('records a started world-changing call once, so a retry can tell it was started', async () => {
+      assert.equal(await store.markStarted('s3', 4), true);
+      assert.equal(await store.markStarted('s3', 4), false);
+      assert.equal(await store.markStarted('s3', 5), true);
+    });
+
+    it('lets racing writers of one seq agree on a single row', async () => {
+      const other = await openStore(setting);
+      try {
+        const writes = Array.from({ length: 8 }, (_, index) =>
+          (index % 2 === 0 ? store : other).put('race', 0, { role: 'user', content: `writer ${index}` }),
+        );
+        const results = await Promise.all(writes);
+        const contents = new Set(results.map((row) => row.message.content));
+        assert.equal(contents.size, 1, `every writer got the same stored row, not ${[...contents].join(' / ')}`);
+        const starts = await Promise.all([store.markStarted('race', 1), other.markStarted('race', 1), store.markStarted('race', 1)]);
+        assert.deepEqual(starts.filter(Boolean).length, 1, 'exactly one attempt recorded the start');
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('is shared by a second connection (worker and CLI)', async () => {
+      const reader = await openStore(setting);
+      try {
+        assert.equal((await reader.get('s2', 1))?.message.content, 'task');
+      } finally {
+        await reader.close();
+      }
+    });
+  });
+}
+
+describe('PostgreSQL schema migration', { skip: postgresServer ? false : 'AGENTD_TEST_POSTGRES_URL is not set' }, () => {
+  let database: TestDatabase;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'agentd-store-'));
-    store = new SqliteTranscriptStore(join(dir, 'nested', 'transcripts.db'));
+    database = await createTestDatabase(postgresServer!, 'migrate');
   });
   after(async () => {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
+    await database?.drop();
   });
 
-  it('returns the stored row instead of rewriting it', async () => {
-    const first = await store.put('s1', 0, { role: 'user', content: 'original' }, { origin: 'first' });
-    const again = await store.put('s1', 0, { role: 'user', content: 'a retry with other text' }, { origin: 'retry' });
-    assert.deepEqual(again, first);
-    assert.equal((await store.get('s1', 0))?.message.content, 'original');
+  it('migrates once when several processes open a fresh database at the same moment, and again is a no-op', async () => {
+    const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresTranscriptStore.open({ url: database.url })));
+    await Promise.all(stores.map((store) => store.close()));
+    const reopened = await PostgresTranscriptStore.open({ url: database.url });
+    await reopened.put('m', 0, { role: 'user', content: 'after migration' });
+    await reopened.close();
+
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM agentd_schema_migrations ORDER BY version');
+      assert.deepEqual(
+        rows.map((row) => row.version),
+        MIGRATIONS.map((migration) => migration.version),
+        'each migration recorded exactly once',
+      );
+    } finally {
+      await client.end();
+    }
   });
 
-  it('counts tokens when storing, tool-call arguments included', async () => {
-    const args = JSON.stringify({ path: 'big.txt', content: 'lorem ipsum '.repeat(2000) });
-    const message = {
-      role: 'assistant' as const,
-      content: null,
-      tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 'write_file', arguments: args } }],
-    };
-    const stored = await store.put('s1', 1, message);
-    assert.equal(stored.tokens, countMessageTokens(message));
-    assert.ok(stored.tokens > 2000, `an 24 KB write weighs its arguments (${stored.tokens} tokens)`);
-    assert.equal(stored.chars, args.length);
-  });
-
-  it('reads seqs in the order asked and names a missing one', async () => {
-    await store.put('s2', 0, { role: 'system', content: 'sys' });
-    await store.put('s2', 1, { role: 'user', content: 'task' });
-    const rows = await store.getMany('s2', [1, 0]);
-    assert.deepEqual(rows.map((row) => row.seq), [1, 0]);
-    await assert.rejects(store.getMany('s2', [0, 7]), (error: unknown) => {
+  it('fails with a typed error, without the password, when the server cannot be reached', async () => {
+    const unreachable = 'postgres://agentd:s3cret-pw@127.0.0.1:1/nowhere';
+    await assert.rejects(PostgresTranscriptStore.open({ url: unreachable }), (error: unknown) => {
       assert.ok(error instanceof TranscriptStoreError);
-      assert.equal(error.code, 'missing_seq');
-      assert.match(error.message, /seq 7/);
+      assert.equal(error.code, 'unavailable');
+      assert.doesNotMatch(error.message, /s3cret-pw/);
+      return true;
+    });
+  });
+});
+
+describe('store setting', () => {
+  it('chooses PostgreSQL for postgres:// and postgresql:// URLs and SQLite for anything else', () => {
+    assert.deepEqual(parseStoreSetting('postgres://u@h/db', 'd.db'), { kind: 'postgres', url: 'postgres://u@h/db' });
+    assert.equal(parseStoreSetting('postgresql://u@h:5432/db?sslmode=require', 'd.db').kind, 'postgres');
+    assert.equal(parseStoreSetting('POSTGRES://u@h/db', 'd.db').kind, 'postgres');
+    const file = parseStoreSetting('data/t.db', 'd.db');
+    assert.equal(file.kind, 'sqlite');
+    assert.ok(file.kind === 'sqlite' && file.file.endsWith(join('data', 't.db')) && file.file.startsWith('/'));
+    assert.deepEqual(parseStoreSetting(undefined, '/x/d.db'), { kind: 'sqlite', file: '/x/d.db' });
+    assert.deepEqual(parseStoreSetting('  ', '/x/d.db'), { kind: 'sqlite', file: '/x/d.db' });
+  });
+
+  it('names AGENTD_STORE and hides the password of a URL it cannot use', () => {
+    assert.throws(() => parseStoreSetting('postgres://user:hunter2@', 'd.db'), (error: unknown) => {
+      assert.ok(error instanceof Error);
+      assert.match(error.message, /AGENTD_STORE/);
+      assert.doesNotMatch(error.message, /hunter2/);
       return true;
     });
   });
 
-  it('keeps sessions apart and lists them', async () => {
-    assert.deepEqual((await store.list('s2')).map((row) => row.message.content), ['sys', 'task']);
-    assert.equal((await store.list('s2', { afterSeq: 0 })).length, 1);
-    const sessions = await store.sessions();
-    assert.deepEqual(sessions.map((session) => session.sessionId).sort(), ['s1', 's2']);
-  });
-
-  it('records a started world-changing call once, so a retry can tell it was started', async () => {
-    assert.equal(await store.markStarted('s3', 4), true);
-    assert.equal(await store.markStarted('s3', 4), false);
-    assert.equal(await store.markStarted('s3', 5), true);
-  });
-
-  it('is shared by a second connection to the same file (worker and CLI)', async () => {
-    const reader = new SqliteTranscriptStore(store.file);
-    try {
-      assert.equal((await reader.get('s2', 1))?.message.content, 'task');
-    } finally {
-      await reader.close();
-    }
+  it('redacts passwords in the URL and in its query parameters', () => {
+    const shown = redactStoreUrl('postgres://agentd:hunter2@db.example:5432/agentd?sslmode=require&password=other-secret');
+    assert.doesNotMatch(shown, /hunter2|other-secret/);
+    assert.match(shown, /agentd:\*\*\*@db\.example:5432\/agentd/);
+    assert.match(shown, /sslmode=require/);
+    assert.equal(redactStoreUrl('postgres://agentd@db/agentd'), 'postgres://agentd@db/agentd');
   });
 });

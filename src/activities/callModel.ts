@@ -1,18 +1,24 @@
 /** The model activity: loads the live context from the store, calls the endpoint, stores the reply. */
+import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
 import { ChatMessageSchema, type ChatMessage } from '../model/messages';
 import { countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
+import type { ToolRegistry } from '../tools/registry';
+import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
 import { toModelFailure } from './modelFailure';
+import { usageOf } from './usage';
 import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
 
-export function createCallModel({ store, model, tools }: ActivityDeps) {
-  const toolSchemaTokens = countToolTokens(tools.specs());
+export function createCallModel(deps: ActivityDeps) {
+  const { store, model } = deps;
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
+    const tools = await toolsOf(deps, input.sessionId);
+    const toolSchemaTokens = toolTokensOf(tools);
     // A retry after the reply was stored must not call (and bill) the model again.
     const stored = await store.get(input.sessionId, input.seq);
     if (stored) return resultOf(stored, true, toolSchemaTokens);
@@ -34,10 +40,7 @@ export function createCallModel({ store, model, tools }: ActivityDeps) {
         }),
     );
     const reply = replyOf(completion);
-    const usage: ModelUsage = {
-      promptTokens: completion.usage?.prompt_tokens ?? 0,
-      completionTokens: completion.usage?.completion_tokens ?? 0,
-    };
+    const usage = usageOf(completion);
     const saved = await store.put(input.sessionId, input.seq, reply, {
       usage,
       finishReason: completion.choices[0]?.finish_reason ?? null,
@@ -45,6 +48,18 @@ export function createCallModel({ store, model, tools }: ActivityDeps) {
     });
     return resultOf(saved, false, toolSchemaTokens);
   };
+}
+
+const toolTokens = new WeakMap<ToolRegistry, number>();
+
+/** Counted once per registry: the worker's fixed registry is reused for every call. */
+function toolTokensOf(tools: ToolRegistry): number {
+  let tokens = toolTokens.get(tools);
+  if (tokens === undefined) {
+    tokens = countToolTokens(tools.specs());
+    toolTokens.set(tools, tokens);
+  }
+  return tokens;
 }
 
 /** The assistant message of a completion, validated; a reply we cannot read is retried like an outage. */
@@ -66,7 +81,11 @@ function resultOf(stored: StoredMessage, replayed: boolean, toolSchemaTokens: nu
   if (message.role !== 'assistant') {
     throw new Error(`seq ${stored.seq} of session ${stored.sessionId} holds a ${message.role} message, not a reply`);
   }
-  const toolCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name }));
+  const toolCalls = (message.tool_calls ?? []).map((call) => ({
+    id: call.id,
+    name: call.function.name,
+    fingerprint: fingerprintOf(call.function.name, call.function.arguments),
+  }));
   const usage = (stored.meta.usage as ModelUsage | undefined) ?? { promptTokens: 0, completionTokens: 0 };
   return {
     measure: measureOf(stored),
@@ -76,4 +95,9 @@ function resultOf(stored: StoredMessage, replayed: boolean, toolSchemaTokens: nu
     toolSchemaTokens,
     replayed,
   };
+}
+
+/** Same tool and same argument text → same fingerprint; short, so it can travel through history. */
+function fingerprintOf(name: string, args: string): string {
+  return createHash('sha256').update(name).update('\0').update(args).digest('hex').slice(0, 16);
 }

@@ -3,12 +3,16 @@ import type OpenAI from 'openai';
 import type { TranscriptStore } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import type { CommandSandbox } from '../tools/sandbox';
+import type { SessionToolSource } from '../tools/sessionTools';
 
 export interface ActivityDeps {
   store: TranscriptStore;
   /** An OpenAI-compatible endpoint; the API key stays inside this client, in the worker. */
   model: OpenAI;
+  /** Built-in and user tools, the same for every session. */
   tools: ToolRegistry;
+  /** Tools a session gets besides those, e.g. from MCP servers (the worker's McpHub). */
+  extraTools?: SessionToolSource;
   /** Folder under which each session gets a workspace of its own. */
   workspaceRoot: string;
   /** How run_command runs; when left out, detected from the environment (bubblewrap, or refused). */

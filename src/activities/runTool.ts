@@ -1,7 +1,9 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
 import type { ToolCall } from '../model/messages';
 import type { StoredMessage } from '../store/transcriptStore';
+import type { ToolRegistry } from '../tools/registry';
 import { runToolCall } from '../tools/runToolCall';
+import { toolsOf } from './toolsOf';
 import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
 import { detectSandboxFromEnv } from '../tools/sandboxFromEnv';
@@ -16,10 +18,11 @@ interface ToolMeta {
   finished?: { answer: string };
 }
 
-export function createRunTool({ store, tools, workspaceRoot, commandSandbox }: ActivityDeps) {
-  const sandbox = commandSandbox ?? detectSandboxFromEnv();
+export function createRunTool(deps: ActivityDeps) {
+  const { store, workspaceRoot } = deps;
+  const sandbox = deps.commandSandbox ?? detectSandboxFromEnv();
   /** Runs the call; a tool that crashes is news for the model, not a reason to end the session. */
-  async function execute(input: RunToolInput, call: ToolCall, meta: ToolMeta): Promise<string> {
+  async function execute(tools: ToolRegistry, input: RunToolInput, call: ToolCall, meta: ToolMeta): Promise<string> {
     const workspace = await ensureWorkspace(workspaceRoot, input.sessionId);
     return withHeartbeat(async (signal) => {
       try {
@@ -53,7 +56,7 @@ export function createRunTool({ store, tools, workspaceRoot, commandSandbox }: A
    * True when an earlier attempt started this world-changing call and died before storing a
    * result: running it again could do twice what must happen once.
    */
-  async function startedBefore(input: RunToolInput, call: ToolCall): Promise<boolean> {
+  async function startedBefore(tools: ToolRegistry, input: RunToolInput, call: ToolCall): Promise<boolean> {
     if (tools.get(call.function.name)?.effect !== ToolEffect.write) return false;
     return !(await store.markStarted(input.sessionId, input.seq));
   }
@@ -64,14 +67,23 @@ export function createRunTool({ store, tools, workspaceRoot, commandSandbox }: A
 
     const call = await declaredCall(input, await store.get(input.sessionId, input.callSeq));
     const meta: ToolMeta = { toolName: call.function.name, isError: false };
+    // A session's MCP server that cannot be reached must not stop its built-in tools from running.
+    let unlisted: unknown;
+    const tools = await toolsOf(deps, input.sessionId).catch((error: unknown) => {
+      unlisted = error;
+      return deps.tools;
+    });
     let output: string;
-    if (await startedBefore(input, call)) {
+    if (unlisted !== undefined && tools.get(call.function.name) === undefined) {
+      meta.isError = true;
+      output = `error: tool ${call.function.name} is not available: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`;
+    } else if (await startedBefore(tools, input, call)) {
       meta.isError = true;
       output =
         `error: interrupted: an earlier attempt of ${call.function.name} started but never finished (its worker stopped); ` +
         'its effect is unknown and it was not run again. Check the workspace before repeating it.';
     } else {
-      output = await execute(input, call, meta);
+      output = await execute(tools, input, call, meta);
     }
     const saved = await store.put(input.sessionId, input.seq, { role: 'tool', tool_call_id: call.id, content: output }, { ...meta });
     return resultOf(saved, false);

@@ -4,26 +4,27 @@
  * merging the summary so far. The summary is stored as a user message under a workflow seq.
  */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ChatMessage } from '../model/messages';
+import type { ChatMessage, ToolSpec } from '../model/messages';
 import { SUMMARY_SECTIONS, summaryMessageHeader } from '../model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
+import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
 import { toModelFailure } from './modelFailure';
 import { summarizeInstruction } from './summarizePrompt';
+import { usageOf } from './usage';
 import { ActivityFailureType, type ModelUsage, type SummarizeInput, type SummarizeResult } from './types';
 
 /** Room kept free in every summary request besides the summary budget: chat overheads, rounding. */
 const REQUEST_MARGIN_TOKENS = 1024;
 
-export function createSummarize({ store, model, tools }: ActivityDeps) {
-  const toolSpecs = tools.specs();
-  const toolTokens = countToolTokens(toolSpecs);
+export function createSummarize(deps: ActivityDeps) {
+  const { store, model } = deps;
 
-  async function ask(messages: ChatMessage[], input: SummarizeInput, usage: ModelUsage): Promise<string> {
+  async function ask(messages: ChatMessage[], input: SummarizeInput, usage: ModelUsage, toolSpecs: ToolSpec[]): Promise<string> {
     const completion = await withHeartbeat((signal) =>
       model.chat.completions
         .create(
@@ -35,8 +36,10 @@ export function createSummarize({ store, model, tools }: ActivityDeps) {
           throw toModelFailure(error);
         }),
     );
-    usage.promptTokens += completion.usage?.prompt_tokens ?? 0;
-    usage.completionTokens += completion.usage?.completion_tokens ?? 0;
+    const reported = usageOf(completion);
+    usage.promptTokens += reported.promptTokens;
+    usage.completionTokens += reported.completionTokens;
+    if (reported.cachedTokens !== undefined) usage.cachedTokens = (usage.cachedTokens ?? 0) + reported.cachedTokens;
     return completion.choices?.[0]?.message?.content ?? '';
   }
 
@@ -44,6 +47,8 @@ export function createSummarize({ store, model, tools }: ActivityDeps) {
     const existing = await store.get(input.sessionId, input.seq);
     if (existing) return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0 };
 
+    const toolSpecs = (await toolsOf(deps, input.sessionId)).specs();
+    const toolTokens = countToolTokens(toolSpecs);
     const pinned = (await store.getMany(input.sessionId, fromSeqRuns(input.pinned))).map((row) => row.message);
     const region = await store.getMany(input.sessionId, fromSeqRuns(input.region));
     const instruction: ChatMessage = { role: 'user', content: summarizeInstruction(input.budgetTokens) };
@@ -54,7 +59,7 @@ export function createSummarize({ store, model, tools }: ActivityDeps) {
     const usage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
     let summary: ChatMessage | undefined;
     for (const chunk of chunks) {
-      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, usage);
+      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, usage, toolSpecs);
       summary = { role: 'user', content: text };
     }
     const text = checkedSummary(summary?.content ?? '', region);

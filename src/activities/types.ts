@@ -15,6 +15,8 @@ export interface StoreMessagesInput {
 export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens served from the endpoint's cache (`usage.prompt_tokens_details.cached_tokens`), when reported. */
+  cachedTokens?: number;
 }
 
 export interface CallModelInput {
@@ -29,8 +31,11 @@ export interface CallModelInput {
 
 export interface CallModelResult {
   measure: MessageMeasure;
-  /** The calls to run, by id and tool name; their arguments stay in the store. */
-  toolCalls: Array<{ id: string; name: string }>;
+  /**
+   * The calls to run, by id and tool name; their arguments stay in the store, only a short hash of
+   * name and arguments (`fingerprint`) comes along, for the repeated-call guard.
+   */
+  toolCalls: Array<{ id: string; name: string; fingerprint?: string }>;
   /** The reply's text when it ends the turn (no tool calls), capped to `ANSWER_PREVIEW_CHARS`. */
   text?: string;
   usage: ModelUsage;

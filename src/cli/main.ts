@@ -1,8 +1,12 @@
 /** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { ENCRYPTED_ENCODING } from '../codec/aesGcmCodec';
+import { ENCRYPTION_ENV, EncryptionSettingsError } from '../codec/encryptionKeys';
+import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
-import { ConfigError } from '../config';
+import { ConfigError } from '../configError';
 import { ExitCode, UsageError, type Command } from './command';
+import { approveCommand } from './commands/approve';
 import { cancelCommand } from './commands/cancel';
 import { compactCommand } from './commands/compact';
 import { demoCommand } from './commands/demo';
@@ -14,6 +18,7 @@ import { simCommand } from './commands/sim';
 import { startCommand } from './commands/start';
 import { statusCommand } from './commands/status';
 import { transcriptCommand } from './commands/transcript';
+import { watchCommand } from './commands/watch';
 import { workerCommand } from './commands/worker';
 
 const COMMANDS: readonly Command[] = [
@@ -24,9 +29,11 @@ const COMMANDS: readonly Command[] = [
   simCommand,
   startCommand,
   statusCommand,
+  watchCommand,
   sendCommand,
   compactCommand,
   listCommand,
+  approveCommand,
   cancelCommand,
   transcriptCommand,
 ];
@@ -69,7 +76,7 @@ function reportError(command: Command, error: unknown): number {
     console.error(`agentd ${command.name}: ${error.message}\n\n${command.help}`);
     return ExitCode.usage;
   }
-  if (error instanceof SessionInputError || error instanceof ConfigError) {
+  if (isSettingsError(error)) {
     console.error(`agentd ${command.name}: ${error.message}`);
     return ExitCode.usage;
   }
@@ -89,8 +96,25 @@ function reportError(command: Command, error: unknown): number {
     );
     return ExitCode.unavailable;
   }
-  console.error(`agentd ${command.name}: ${message}`);
+  console.error(`agentd ${command.name}: ${message}${encryptionHint(message)}`);
   return ExitCode.failure;
+}
+
+/** A client without the workers' keys meets encrypted payloads it cannot read; say which settings are missing. */
+function encryptionHint(message: string): string {
+  return message.includes(`Unknown encoding: ${ENCRYPTED_ENCODING}`)
+    ? ` (the session's payloads are encrypted: set ${ENCRYPTION_ENV.keyId} and ${ENCRYPTION_ENV.key} to the workers' key)`
+    : '';
+}
+
+/** Input or settings a user can fix: exit 2 with the message, which names the bad field. */
+function isSettingsError(error: unknown): error is Error {
+  return (
+    error instanceof SessionInputError ||
+    error instanceof ConfigError ||
+    error instanceof ConnectionSettingsError ||
+    error instanceof EncryptionSettingsError
+  );
 }
 
 function isUnreachable(error: unknown): boolean {

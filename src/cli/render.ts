@@ -1,5 +1,6 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
 import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
+import { renderSpend } from './renderWatch';
 
 export function kTokens(tokens: number): string {
   return tokens >= 1000 ? `${(tokens / 1000).toFixed(tokens >= 100_000 ? 0 : 1)}k` : String(tokens);
@@ -19,6 +20,12 @@ export function renderState(state: SessionState): string {
   if (state.workspace) {
     const moved = state.workspace.failovers > 0 ? `, moved ${state.workspace.failovers} time(s) after its host was lost` : '';
     lines.push(`workspace on host ${state.workspace.hostId} (queue ${state.workspace.taskQueue})${moved}`);
+  }
+  // States of sessions that ended before the spend ledger existed have neither field.
+  if (state.spend) lines.push(`spend     ${renderSpend(state.spend)}`);
+  if (state.paused) {
+    lines.push(`paused    ${state.paused.guard}: ${state.paused.reason} (since ${state.paused.since}, ends ${state.paused.until} unless approved)`);
+    lines.push(`          agentd approve ${state.sessionId} [--max-steps N] [--max-total-tokens N] [--max-cost-usd X] | agentd cancel ${state.sessionId}`);
   }
   if (state.pendingMessages > 0) lines.push(`pending   ${state.pendingMessages} message(s)`);
   if (state.lastToolCalls.length > 0) {

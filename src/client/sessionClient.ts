@@ -2,18 +2,24 @@
  * Starting and steering sessions from code: input resolved and validated before anything is sent,
  * then the workflow started under the public names of `session/definitions`.
  */
-import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
+import { agentdDataConverter } from '../codec/dataConverter';
+import type { EncryptionKeys } from '../codec/encryptionKeys';
+import { connectTemporal } from '../connection/connect';
+import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
 import { knownContextWindow } from '../model/knownModels';
-import { messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
+import { knownPrice, type PriceOverrides } from '../model/prices';
+import type { ApproveRequest } from '../policy/budget';
+import { approveUpdate, messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
 import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from '../session/input';
-import type { SessionResult, SessionState } from '../session/state';
+import type { ApproveResult, SessionResult, SessionState } from '../session/state';
 
 /** A draft whose window may be left out when the model's window is known. */
 export type SessionRequest = Omit<SessionInputDraft, 'contextWindow'> & { contextWindow?: number };
 
-/** Fills the window of known models and validates; the error names the bad field. */
-export function resolveSessionInput(request: SessionRequest): SessionInput {
+/** Fills the window and price of known models and validates; the error names the bad field. */
+export function resolveSessionInput(request: SessionRequest, prices: PriceOverrides = {}): SessionInput {
   const contextWindow = request.contextWindow ?? knownContextWindow(request.model);
   if (contextWindow === undefined) {
     throw new SessionInputError(
@@ -21,23 +27,44 @@ export function resolveSessionInput(request: SessionRequest): SessionInput {
         'declare the usable window (e.g. --context-window 32768)',
     );
   }
-  return parseSessionInput({ ...request, contextWindow });
+  const price = request.prices ?? knownPrice(request.model, prices);
+  return parseSessionInput({ ...request, contextWindow, ...(price ? { prices: price } : {}) });
 }
 
 export function newSessionId(): string {
   return `agent-${randomBytes(6).toString('hex')}`;
 }
 
-export async function connectClient(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+/** What a client needs to reach the cluster and read agentd's payloads (an `AgentdConfig` fits). */
+export interface ClientSettings {
+  connection: ConnectionSettings;
+  /** The same keys the workers use; without them an encrypted session's state cannot be read. */
+  encryption?: EncryptionKeys;
+}
+
+/**
+ * A Temporal client for agentd: from settings (TLS, API key, encryption — see `readConfig`), or
+ * from a plain address and namespace for a local server.
+ */
+export async function connectClient(target: ClientSettings | string, namespace = 'default'): Promise<Client> {
+  const settings: ClientSettings =
+    typeof target === 'string'
+      ? { connection: resolveConnectionSettings({ TEMPORAL_ADDRESS: target, TEMPORAL_NAMESPACE: namespace }) }
+      : target;
+  const connection = await connectTemporal(settings.connection);
+  const dataConverter = agentdDataConverter(settings.encryption);
+  return new Client({ connection, namespace: settings.connection.namespace, ...(dataConverter ? { dataConverter } : {}) });
 }
 
 export class SessionClient {
-  constructor(private readonly client: Client) {}
+  /** `prices` come before gpt-tokenizer's table (the CLI passes `AGENTD_PRICES`). */
+  constructor(
+    private readonly client: Client,
+    private readonly prices: PriceOverrides = {},
+  ) {}
 
   async start(request: SessionRequest, options: { sessionId?: string } = {}): Promise<WorkflowHandle> {
-    const input = resolveSessionInput(request);
+    const input = resolveSessionInput(request, this.prices);
     return this.client.workflow.start(WORKFLOW_TYPE, {
       taskQueue: TASK_QUEUE,
       workflowId: options.sessionId ?? newSessionId(),
@@ -55,6 +82,11 @@ export class SessionClient {
 
   send(sessionId: string, text: string): Promise<void> {
     return this.handle(sessionId).signal(messageSignal, { text });
+  }
+
+  /** Lets a session paused by a budget guard go on with the raised limits (update `approve`). */
+  approve(sessionId: string, request: ApproveRequest = {}): Promise<ApproveResult> {
+    return this.handle(sessionId).executeUpdate(approveUpdate, { args: [request] });
   }
 
   result(sessionId: string): Promise<SessionResult> {

@@ -30,7 +30,7 @@ export { verifyCompaction, VerifyFailure, type CompactionVerdict } from './verif
 export * from './decision';
 
 /**
- * Decides what to do before the next model call.
+ * Decides what to do before the next model call; always `none` when compaction is not `enabled`.
  * - `auto`: compacts only at the trigger, with auto on and the breaker closed; over the hard limit
  *   (window − minRoomTokens) when it may not compact, truncates instead of sending a doomed request.
  * - `manual`: compacts even under the trigger and with the breaker open, when something is older
@@ -41,6 +41,7 @@ export * from './decision';
 export function decide(input: DecideInput): Decision {
   const { settings, request } = input;
   const estimate = estimateContext(input.ledger, input.estimateInput, settings.perMessageOverheadTokens);
+  if (!settings.enabled) return none(NoneReason.disabled, estimate);
   const overHardLimit = isOverHardLimit(estimate.tokens, settings);
 
   if (request === CompactionRequest.auto) {
@@ -80,6 +81,7 @@ export function decide(input: DecideInput): Decision {
  */
 export function decideTruncation(input: DecideInput, why: TruncateWhy): Decision {
   const estimate = estimateContext(input.ledger, input.estimateInput, input.settings.perMessageOverheadTokens);
+  if (!input.settings.enabled) return none(NoneReason.disabled, estimate);
   if (why === TruncateWhy.repeatedOverflow) return truncation(input, estimate, why, reactiveGoal(input, estimate));
   if (!isOverHardLimit(estimate.tokens, input.settings)) return none(NoneReason.withinLimit, estimate);
   return truncation(input, estimate, why, input.settings.hardLimitTokens);

@@ -24,6 +24,8 @@ export type CompactionRequest = (typeof CompactionRequest)[keyof typeof Compacti
 export const NoneReason = {
   /** The estimate is under the trigger (auto). */
   underTrigger: 'under_trigger',
+  /** Compaction is switched off entirely (`enabled: false`): the context is never changed. */
+  disabled: 'disabled',
   /** Auto-compaction is switched off and the request still fits. */
   autoOff: 'auto_off',
   /** The breaker is open and the request still fits. */

@@ -17,3 +17,5 @@ export * from './steps';
 export * from './thresholds';
 export * from './truncate';
 export * from './viewSize';
+export * from './budget';
+export * from './spend';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 
 /** The defaults of DESIGN §5; written for large windows, scaled down by the resolver on small ones. */
 export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
+  enabled: true,
   auto: true,
   reserveTokens: 16_384,
   tailTurns: 3,
@@ -31,6 +32,12 @@ const share = (max: number) => z.number().gt(0).max(max);
 
 export const CompactionSettingsSchema = z
   .object({
+    /**
+     * false switches off every change agentd makes to the context — auto, manual and reactive
+     * compaction, emergency truncation and oversized-result views — so requests grow until the
+     * endpoint refuses one. For baselines and benchmarks, not for production. @default true
+     */
+    enabled: z.boolean().default(D.enabled),
     /** Compact automatically when the estimate reaches the trigger; manual compaction always works. @default true */
     auto: z.boolean().default(D.auto),
     /** Absolute room kept free below the window: trigger = contextWindow − reserveTokens. @default 16384 */

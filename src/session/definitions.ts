@@ -4,7 +4,8 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
-import type { CompactNowResult, SessionState } from './state';
+import type { ApproveRequest } from '../policy/budget';
+import type { ApproveResult, CompactNowResult, SessionState } from './state';
 
 export const WORKFLOW_TYPE = 'agentSession';
 export const TASK_QUEUE = 'agentd';
@@ -25,3 +26,9 @@ export const messageSignal = defineSignal<[MessageSignal]>('message');
 export const compactSignal = defineSignal('compact');
 /** Run a manual compaction and return what it did; rejected for a finished session or one already compacting. */
 export const compactNowUpdate = defineUpdate<CompactNowResult>('compactNow');
+
+/**
+ * Lets a session paused by a budget guard go on, with raised limits; rejected unless the session is
+ * `waiting_for_approval` or when the new limits would leave it exhausted. Cancel with workflow cancellation.
+ */
+export const approveUpdate = defineUpdate<ApproveResult, [ApproveRequest]>('approve');

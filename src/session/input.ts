@@ -3,7 +3,9 @@
  * Pure (no I/O), so the workflow bundle can import it.
  */
 import { z } from 'zod';
+import { DEFAULT_MAX_REPEATED_TOOL_CALLS } from '../policy/budget';
 import { compactionSettingsIssues, CompactionSettingsSchema } from '../policy/settings';
+import { PriceSchema } from '../policy/spend';
 import { describeZodError } from './validation';
 
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -21,8 +23,21 @@ export const SessionInputSchema = z
     model: z.string().trim().min(1, 'must not be empty'),
     /** The usable window in tokens (not always the advertised one). Resolved before start. */
     contextWindow: z.number().int().min(1024).max(10_000_000),
-    /** @default 200 */
+    /** Steps (model calls) before the session pauses for approval. @default 200 */
     maxSteps: z.number().int().positive().default(200),
+    /** Prompt plus completion tokens of every call, summaries included, before the session pauses. */
+    maxTotalTokens: z.number().int().positive().optional(),
+    /** Spend in USD (from `prices`) before the session pauses; needs a price. */
+    maxCostUsd: z.number().positive().optional(),
+    /** The same tool with the same arguments this many times in a row pauses the session. @default 4 */
+    maxRepeatedToolCalls: z.number().int().min(2).default(DEFAULT_MAX_REPEATED_TOOL_CALLS),
+    /**
+     * How long a session paused by a budget guard waits for update `approve` before it ends
+     * (outcome `step_limit` or `budget_exhausted`); 0 ends it at once without pausing. @default 86400
+     */
+    approvalTimeoutSeconds: z.number().int().min(0).max(30 * 24 * 3600).default(24 * 3600),
+    /** USD per million tokens for the cost in the spend ledger; filled at the client for models it knows. */
+    prices: PriceSchema.optional(),
     /** @default 10 */
     maxTurns: z.number().int().positive().default(10),
     /** How long a session whose turn ended waits for a `message` signal before completing. @default 0 */
@@ -66,6 +81,13 @@ export const SessionInputSchema = z
     for (const issue of compactionSettingsIssues(input.contextWindow, input.compaction)) {
       const path = issue.field === 'contextWindow' ? ['contextWindow'] : ['compaction', issue.field];
       context.addIssue({ code: 'custom', path, message: issue.message });
+    }
+    if (input.maxCostUsd !== undefined && input.prices === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['prices'],
+        message: `maxCostUsd needs a price for model '${input.model}' (give prices: { inputPerMillion, outputPerMillion })`,
+      });
     }
   });
 

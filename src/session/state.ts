@@ -1,10 +1,14 @@
 /** What the `state` query answers and what a session returns; plain JSON, shared by workflow and clients. */
 import type { CompactionEvent, CompactionRequest } from '../policy/decision';
+import type { BudgetGuard, BudgetLimits } from '../policy/budget';
 import type { SeqRun } from '../policy/seqRuns';
+import type { CallSpend, Price } from '../policy/spend';
 
 export const SessionStatus = {
   running: 'running',
   waitingForMessage: 'waiting_for_message',
+  /** A budget guard tripped: no model calls until update `approve` (or cancellation). */
+  waitingForApproval: 'waiting_for_approval',
   completed: 'completed',
   failed: 'failed',
   cancelled: 'cancelled',
@@ -17,6 +21,8 @@ export const SessionOutcome = {
   finished: 'finished',
   stepLimit: 'step_limit',
   turnLimit: 'turn_limit',
+  /** A token, cost or repeated-call guard tripped and no approval came in time. */
+  budgetExhausted: 'budget_exhausted',
 } as const;
 export type SessionOutcome = (typeof SessionOutcome)[keyof typeof SessionOutcome];
 
@@ -24,6 +30,39 @@ export interface UsageTotals {
   modelCalls: number;
   promptTokens: number;
   completionTokens: number;
+}
+
+/** The spend ledger of the `state` query: the agent's own calls and compaction summaries apart. */
+export interface SpendReport {
+  agent: CallSpend;
+  summary: CallSpend;
+  /** Prompt plus completion tokens of both. */
+  totalTokens: number;
+  costUsd: number;
+  /** The price the cost was computed with; absent when none is known (cost then reads 0). */
+  price?: Price;
+}
+
+/** The budget in force (raised by each approval). */
+export interface BudgetReport extends BudgetLimits {
+  approvalTimeoutSeconds: number;
+  /** Approvals so far. */
+  approvals: number;
+}
+
+/** Why a session is `waiting_for_approval`. */
+export interface PauseReport {
+  guard: BudgetGuard;
+  reason: string;
+  /** Workflow time the guard tripped. */
+  since: string;
+  /** When the session ends unless approved. */
+  until: string;
+}
+
+/** What update `approve` answers: the budget now in force. */
+export interface ApproveResult {
+  budget: BudgetReport;
 }
 
 export interface ToolCallRecord {
@@ -103,6 +142,10 @@ export interface SessionState {
     messages: number;
   };
   usage: UsageTotals;
+  spend: SpendReport;
+  budget: BudgetReport;
+  /** Set while the status is `waiting_for_approval`. */
+  paused?: PauseReport;
   compaction: CompactionReport;
   /** The newest tool calls, oldest first. */
   lastToolCalls: ToolCallRecord[];
@@ -124,4 +167,6 @@ export interface SessionResult {
   turns: number;
   steps: number;
   usage: UsageTotals;
+  /** Absent in results of sessions that ended before the spend ledger existed. */
+  spend?: SpendReport;
 }

@@ -1,5 +1,6 @@
 /** Simulator settings: one zod schema with defaults, plus the test hooks (fault plan, summary fault) beside it. */
 import { z } from 'zod';
+import type { RequestObserver } from './observer';
 
 /** seq prints integers plainly up to here; also keeps one tool output far below any sane cap. */
 export const MAX_OUTPUT_BYTES = 10_000_000;
@@ -62,6 +63,7 @@ export type SummaryFault = (typeof SummaryFault)[keyof typeof SummaryFault];
 export interface SimulatorTestHooks {
   readonly faultPlan?: FaultPlan;
   readonly summaryFault?: SummaryFault;
+  readonly observe?: RequestObserver;
 }
 
 export type SimulatorOptions = z.input<typeof SimulatorOptionsSchema> & SimulatorTestHooks;
@@ -69,7 +71,7 @@ export type ResolvedSimulatorOptions = z.output<typeof SimulatorOptionsSchema> &
 
 /** Fills defaults and rejects bad values with one readable message naming the fields. */
 export function resolveSimulatorOptions(options: SimulatorOptions = {}): ResolvedSimulatorOptions {
-  const { faultPlan, summaryFault, ...settings } = options;
+  const { faultPlan, summaryFault, observe, ...settings } = options;
   const parsed = SimulatorOptionsSchema.safeParse(settings);
   if (!parsed.success) throw new RangeError(`invalid simulator options: ${z.prettifyError(parsed.error)}`);
   // Checked here too: callers from plain JavaScript (or JSON config) bypass the type.
@@ -82,6 +84,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}): Resolve
     ...parsed.data,
     ...(faultPlan === undefined ? {} : { faultPlan }),
     ...(summaryFault === undefined ? {} : { summaryFault }),
+    ...(observe === undefined ? {} : { observe }),
   };
 }
 

@@ -25,14 +25,25 @@ export interface ChatCompletionBody {
       readonly finish_reason: 'tool_calls' | 'stop';
     },
   ];
-  readonly usage: { readonly prompt_tokens: number; readonly completion_tokens: number; readonly total_tokens: number };
+  readonly usage: {
+    readonly prompt_tokens: number;
+    readonly completion_tokens: number;
+    readonly total_tokens: number;
+    readonly prompt_tokens_details: { readonly cached_tokens: number };
+  };
 }
 
 /**
  * `requestKey` is any string that identifies the request (the id is derived from it, so the
  * same request keeps the same id).
  */
-export function completionBody(model: string, requestKey: string, reply: AssistantReply, promptTokens: number): ChatCompletionBody {
+export function completionBody(
+  model: string,
+  requestKey: string,
+  reply: AssistantReply,
+  promptTokens: number,
+  cachedTokens = 0,
+): ChatCompletionBody {
   const completionTokens = countMessageTokens(reply);
   const calls = reply.tool_calls ?? [];
   const message =
@@ -45,6 +56,11 @@ export function completionBody(model: string, requestKey: string, reply: Assista
     created: SIM_CREATED,
     model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' }],
-    usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: Math.min(cachedTokens, promptTokens) },
+    },
   };
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { injectedStatus, invalidRequest, notFound, type ErrorResponse } from './errors';
 import { resolveSimulatorOptions, SummaryFault, type Fault, type ResolvedSimulatorOptions, type SimulatorOptions } from './options';
+import { PromptCache } from './promptCache';
 import { completionBody, SIM_CREATED } from './response';
 import { nextReply } from './script';
 import { RejectionReason, StatsRecorder, type SimulatorStats } from './stats';
@@ -59,6 +60,7 @@ function modelEntry(model: string) {
 export async function startSimulator(options?: SimulatorOptions): Promise<RunningSimulator> {
   const settings: ResolvedSimulatorOptions = resolveSimulatorOptions(options);
   const stats = new StatsRecorder();
+  const promptCache = new PromptCache();
   // Separate from stats so resetting stats does not shift which requests the fault plan hits.
   let requestIndex = 0;
   const stopping = new AbortController();
@@ -118,9 +120,17 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
     const reply = summarizing ? summaryReply(request.messages, settings.summaryFault) : nextReply(request.messages, settings);
     const requestKey = JSON.stringify([request.model, request.messages, tools]);
     const lastMessage = request.messages[request.messages.length - 1];
-    stats.answered({ promptTokens, messageCount: request.messages.length, lastRole: lastMessage?.role ?? 'user' });
-    if (summarizing) stats.summaryAnswered();
-    sendJson(res, 200, completionBody(settings.model, requestKey, reply, promptTokens), {
+    const answer = completionBody(settings.model, requestKey, reply, promptTokens, promptCache.lookup(request.messages, tools));
+    stats.answered({
+      promptTokens,
+      completionTokens: answer.usage.completion_tokens,
+      cachedTokens: answer.usage.prompt_tokens_details.cached_tokens,
+      messageCount: request.messages.length,
+      lastRole: lastMessage?.role ?? 'user',
+    });
+    if (summarizing) stats.summaryAnswered(answer.usage.prompt_tokens, answer.usage.completion_tokens);
+    settings.observe?.({ index, messages: request.messages, promptTokens, summarizing });
+    sendJson(res, 200, answer, {
       'x-request-id': `req_sim_${index}`,
     });
   }

@@ -14,6 +14,9 @@ export type RejectionReason = (typeof RejectionReason)[keyof typeof RejectionRea
 /** One answered request, enough to chart prompt growth over a session. */
 export interface RequestSample {
   readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Prompt tokens reported as served from the (simulated) prompt cache. */
+  readonly cachedTokens: number;
   readonly messageCount: number;
   readonly lastRole: ChatRole;
 }
@@ -25,8 +28,13 @@ export interface SimulatorStats {
   /** Over answered requests only: a rejected prompt was never "used". */
   readonly maxPromptTokens: number;
   readonly totalPromptTokens: number;
+  readonly totalCompletionTokens: number;
+  readonly totalCachedTokens: number;
   /** Summarization requests answered (a summary, garbage or too long), also counted in the totals above. */
   readonly summaryRequests: number;
+  /** Tokens of the summarization requests (also in the totals above). */
+  readonly summaryPromptTokens: number;
+  readonly summaryCompletionTokens: number;
   /** The last SAMPLE_LIMIT answered requests, oldest first. */
   readonly recent: readonly RequestSample[];
 }
@@ -49,7 +57,11 @@ export class StatsRecorder {
   private rejected = zeroRejections();
   private maxPromptTokens = 0;
   private totalPromptTokens = 0;
+  private totalCompletionTokens = 0;
+  private totalCachedTokens = 0;
   private summaryRequests = 0;
+  private summaryPromptTokens = 0;
+  private summaryCompletionTokens = 0;
   private samples: RequestSample[] = [];
 
   request(): void {
@@ -63,13 +75,17 @@ export class StatsRecorder {
   answered(sample: RequestSample): void {
     this.maxPromptTokens = Math.max(this.maxPromptTokens, sample.promptTokens);
     this.totalPromptTokens += sample.promptTokens;
+    this.totalCompletionTokens += sample.completionTokens;
+    this.totalCachedTokens += sample.cachedTokens;
     this.samples.push(sample);
     if (this.samples.length > SAMPLE_LIMIT) this.samples.splice(0, this.samples.length - SAMPLE_LIMIT);
   }
 
   /** Call after `answered` for a request that asked for a summary. */
-  summaryAnswered(): void {
+  summaryAnswered(promptTokens: number, completionTokens: number): void {
     this.summaryRequests += 1;
+    this.summaryPromptTokens += promptTokens;
+    this.summaryCompletionTokens += completionTokens;
   }
 
   reset(): void {
@@ -77,7 +93,11 @@ export class StatsRecorder {
     this.rejected = zeroRejections();
     this.maxPromptTokens = 0;
     this.totalPromptTokens = 0;
+    this.totalCompletionTokens = 0;
+    this.totalCachedTokens = 0;
     this.summaryRequests = 0;
+    this.summaryPromptTokens = 0;
+    this.summaryCompletionTokens = 0;
     this.samples = [];
   }
 
@@ -88,7 +108,11 @@ export class StatsRecorder {
       rejected: { ...this.rejected },
       maxPromptTokens: this.maxPromptTokens,
       totalPromptTokens: this.totalPromptTokens,
+      totalCompletionTokens: this.totalCompletionTokens,
+      totalCachedTokens: this.totalCachedTokens,
       summaryRequests: this.summaryRequests,
+      summaryPromptTokens: this.summaryPromptTokens,
+      summaryCompletionTokens: this.summaryCompletionTokens,
       recent: this.samples.map((sample) => ({ ...sample })),
     };
   }

@@ -2,12 +2,12 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ChatMessageSchema, type ChatMessage } from '../model/messages';
+import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
+import { toStoredMessage, type MessageRow } from './storedRow';
 import {
   TranscriptStoreError,
   type SessionSummary,
-  type StoredMessage,
   type TranscriptStore,
 } from './transcriptStore';
 
@@ -31,20 +31,10 @@ CREATE TABLE IF NOT EXISTS tool_starts (
 ) WITHOUT ROWID;
 `;
 
-interface Row {
-  session_id: string;
-  seq: number;
-  body: string;
-  tokens: number;
-  chars: number;
-  meta: string;
-  created_at: string;
-}
-
 export class SqliteTranscriptStore implements TranscriptStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
-  private readonly selectOne: Database.Statement<[string, number], Row>;
+  private readonly selectOne: Database.Statement<[string, number], MessageRow>;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -62,7 +52,7 @@ export class SqliteTranscriptStore implements TranscriptStore {
 
   async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
     const existing = this.selectOne.get(sessionId, seq);
-    if (existing) return toStored(existing);
+    if (existing) return toStoredMessage(existing);
     const body = JSON.stringify(message);
     this.insert.run(
       sessionId,
@@ -75,26 +65,26 @@ export class SqliteTranscriptStore implements TranscriptStore {
       new Date().toISOString(),
     );
     // Read back rather than echo the input: a concurrent writer may have won the race for this seq.
-    return toStored(this.mustGet(sessionId, seq));
+    return toStoredMessage(this.mustGet(sessionId, seq));
   }
 
   async get(sessionId: string, seq: number) {
     const row = this.selectOne.get(sessionId, seq);
-    return row ? toStored(row) : undefined;
+    return row ? toStoredMessage(row) : undefined;
   }
 
   async getMany(sessionId: string, seqs: readonly number[]) {
-    const read = this.db.transaction(() => seqs.map((seq) => toStored(this.mustGet(sessionId, seq))));
+    const read = this.db.transaction(() => seqs.map((seq) => toStoredMessage(this.mustGet(sessionId, seq))));
     return read();
   }
 
   async list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}) {
     const rows = this.db
-      .prepare<[string, number, number], Row>(
+      .prepare<[string, number, number], MessageRow>(
         'SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
       )
       .all(sessionId, options.afterSeq ?? -1, options.limit ?? -1);
-    return rows.map(toStored);
+    return rows.map(toStoredMessage);
   }
 
   async markStarted(sessionId: string, seq: number): Promise<boolean> {
@@ -118,27 +108,9 @@ export class SqliteTranscriptStore implements TranscriptStore {
     this.db.close();
   }
 
-  private mustGet(sessionId: string, seq: number): Row {
+  private mustGet(sessionId: string, seq: number): MessageRow {
     const row = this.selectOne.get(sessionId, seq);
     if (!row) throw new TranscriptStoreError('missing_seq', `session ${sessionId} has no message at seq ${seq}`);
     return row;
-  }
-}
-
-function toStored(row: Row): StoredMessage {
-  try {
-    return {
-      sessionId: row.session_id,
-      seq: row.seq,
-      message: ChatMessageSchema.parse(JSON.parse(row.body)),
-      tokens: row.tokens,
-      chars: row.chars,
-      meta: JSON.parse(row.meta) as Record<string, unknown>,
-      createdAt: row.created_at,
-    };
-  } catch (cause) {
-    throw new TranscriptStoreError('corrupt_row', `session ${row.session_id} seq ${row.seq} is not a valid message`, {
-      cause,
-    });
   }
 }

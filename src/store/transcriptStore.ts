@@ -42,7 +42,12 @@ export interface TranscriptStore {
   close(): Promise<void>;
 }
 
-export const TranscriptStoreErrorCode = { missingSeq: 'missing_seq', corruptRow: 'corrupt_row' } as const;
+export const TranscriptStoreErrorCode = {
+  missingSeq: 'missing_seq',
+  corruptRow: 'corrupt_row',
+  /** The store's server could not be reached or its schema not prepared. */
+  unavailable: 'unavailable',
+} as const;
 export type TranscriptStoreErrorCode = (typeof TranscriptStoreErrorCode)[keyof typeof TranscriptStoreErrorCode];
 
 export class TranscriptStoreError extends Error {

@@ -10,6 +10,7 @@ import { type Tool, toolSpec } from './tool';
 
 export class ToolRegistry {
   private readonly byName = new Map<string, Tool>();
+  private cachedSpecs: ToolSpec[] | undefined;
 
   constructor(tools: readonly Tool[]) {
     for (const tool of tools) {
@@ -23,9 +24,15 @@ export class ToolRegistry {
     return this.byName.get(name);
   }
 
-  /** The JSON schemas sent to the model, in registration order. */
+  /** The JSON schemas sent to the model, in registration order; built once, as they never change. */
   specs(): ToolSpec[] {
-    return [...this.byName.values()].map(toolSpec);
+    this.cachedSpecs ??= [...this.byName.values()].map(toolSpec);
+    return this.cachedSpecs;
+  }
+
+  /** The tools, in registration order. */
+  all(): Tool[] {
+    return [...this.byName.values()];
   }
 
   names(): string[] {

@@ -40,7 +40,17 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   readonly description: string;
   readonly input: Input;
   readonly effect: ToolEffect;
+  /**
+   * The JSON schema sent to the model, for tools whose schema is defined elsewhere (an MCP server's
+   * `inputSchema`); `input` then only checks the arguments' outer shape. Generated from `input` when absent.
+   */
+  readonly parameters?: Readonly<Record<string, unknown>>;
   run(args: z.infer<Input>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** For tool authors: checks the handler's argument type against the schema at compile time. */
+export function defineTool<Input extends z.ZodType>(tool: Tool<Input>): Tool<Input> {
+  return tool;
 }
 
 /** A tool failure the model should read and react to (bad path, missing file…), not a crash. */
@@ -50,6 +60,9 @@ export class ToolInputError extends Error {
 
 /** The JSON schema sent to the model, generated from the tool's zod schema. */
 export function toolSpec(tool: Tool): ToolSpec {
+  if (tool.parameters !== undefined) {
+    return { type: 'function', function: { name: tool.name, description: tool.description, parameters: { ...tool.parameters } } };
+  }
   // io 'input': the model writes the arguments, so fields with a .default() are optional to it, not required.
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };

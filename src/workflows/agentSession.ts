@@ -3,7 +3,7 @@
  * Handlers first, then the loop; state and handler bodies live in `AgentSession`.
  */
 import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import { compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
+import { approveUpdate, compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
 import { InvalidSessionInput, parseSessionInput, SessionInputError, type SessionInput } from '../session/input';
 import { SessionOutcome, type SessionResult } from '../session/state';
 import { AgentSession, type SessionCarry } from './session';
@@ -16,12 +16,14 @@ export async function agentSession(rawInput: unknown, carry?: SessionCarry): Pro
   setHandler(messageSignal, (message) => session.receive(message));
   setHandler(compactSignal, () => session.requestCompaction());
   setHandler(compactNowUpdate, () => session.compactNow(), { validator: () => session.validateCompactNow() });
+  setHandler(approveUpdate, (request) => session.approve(request), { validator: (request) => session.validateApprove(request) });
 
   try {
     if (!carry) await session.open();
     for (;;) {
       while (!session.turnEnded) {
-        if (session.stepLimitReached) return session.end(SessionOutcome.stepLimit);
+        const exhausted = await session.guardBudget();
+        if (exhausted) return session.end(exhausted);
         await session.takeStep();
         if (session.historyFull) await continueAsNew<typeof agentSession>(input, await session.carryForward());
       }

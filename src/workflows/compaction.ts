@@ -5,7 +5,7 @@
  * activities; the rules are in `src/policy`.
  */
 import { ActivityFailure, log } from '@temporalio/workflow';
-import type { CallModelResult, ViewRequest } from '../activities/types';
+import type { CallModelResult, SummarizeInput, SummarizeResult, ViewRequest } from '../activities/types';
 import {
   applyCompaction,
   applyTruncation,
@@ -35,6 +35,11 @@ import {
 } from '../policy';
 import type { CompactionNotice } from '../session/state';
 import type { SessionActivities } from './activityOptions';
+
+/** The activities compaction calls; the session wraps `summarize` to count what it bills. */
+export type CompactionActivities = Pick<SessionActivities, 'cutToolResults'> & {
+  summarize(input: SummarizeInput): Promise<SummarizeResult>;
+};
 
 const NOTICES_KEPT = 20;
 
@@ -70,7 +75,7 @@ export class CompactionController {
     private readonly sessionId: string,
     private readonly model: string,
     private readonly settings: ResolvedCompactionSettings,
-    private readonly activities: SessionActivities,
+    private readonly activities: CompactionActivities,
     private readonly allocateSeq: () => number,
     carried?: CompactionCarry,
   ) {
@@ -165,7 +170,7 @@ export class CompactionController {
 
   /** A tool result too big to ever fit is replaced right away by a view `read_output` pages through. */
   async viewIfOversized(entry: LedgerEntry): Promise<LedgerEntry> {
-    if (!isOversized(entry, this.settings, this.settings.contextWindow)) return entry;
+    if (!this.settings.enabled || !isOversized(entry, this.settings, this.settings.contextWindow)) return entry;
     const cut = oversizedView(entry, this.settings, this.settings.contextWindow);
     if (!cut) return entry;
     const [measure] = await this.activities.cutToolResults({ sessionId: this.sessionId, views: [this.viewRequest(entry, cut)] });

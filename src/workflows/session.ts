@@ -2,18 +2,35 @@
  * The state of one agent session and the bodies of its handlers: the ledger, counters and the
  * step that calls the model and runs tools. Runs in the workflow sandbox; I/O happens in activities.
  */
-import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, workflowInfo } from '@temporalio/workflow';
-import { ActivityFailureType, type CallModelResult } from '../activities/types';
+import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailureType, type CallModelResult, type SummarizeInput } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
+import {
+  approvalProblem,
+  ApproveRequestSchema,
+  BudgetGuard,
+  checkBudget,
+  extendRepeat,
+  NO_REPEAT,
+  withApproval,
+  type ApproveRequest,
+  type BudgetLimits,
+  type BudgetUse,
+  type RepeatRun,
+} from '../policy/budget';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
 import { toSeqRuns } from '../policy/seqRuns';
 import { resolveCompactionSettings } from '../policy/settings';
+import { addSpend, NO_SPEND, totalCost, totalTokens, type CallSpend } from '../policy/spend';
 import { MessageSignalSchema } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import {
   SessionOutcome,
   SessionStatus,
+  type ApproveResult,
   type CompactNowResult,
+  type PauseReport,
+  type SpendReport,
   type SessionResult,
   type SessionState,
   type ToolCallRecord,
@@ -44,7 +61,21 @@ export interface SessionCarry {
   compaction: CompactionCarry;
   /** Absent in carries from before workspace affinity. */
   affinity?: AffinityCarry;
+  /** Absent in carries written before budget guards existed. */
+  budget?: BudgetCarry;
 }
+
+/** Spend and budget state carried through continue-as-new. */
+export interface BudgetCarry {
+  limits: BudgetLimits;
+  agentSpend: CallSpend;
+  summarySpend: CallSpend;
+  repeat: RepeatRun;
+  approvals: number;
+}
+
+/** Marks histories written by code that pauses on a tripped budget guard; older ones ended at maxSteps. */
+const BUDGET_PAUSE_PATCH = 'budget-guards-pause';
 
 const TOOL_CALLS_SHOWN = 10;
 const WARNINGS_KEPT = 20;
@@ -75,6 +106,12 @@ export class AgentSession {
   private lastManual: CompactNowResult = { compacted: false };
   /** Runs of this session so far, this one included (continue-as-new starts a new run). */
   private runs = 1;
+  private limits: BudgetLimits;
+  private agentSpend: CallSpend = { ...NO_SPEND };
+  private summarySpend: CallSpend = { ...NO_SPEND };
+  private repeat: RepeatRun = { ...NO_REPEAT };
+  private approvals = 0;
+  private pause?: PauseReport;
 
   constructor(
     readonly sessionId: string,
@@ -82,11 +119,26 @@ export class AgentSession {
     carry?: SessionCarry,
   ) {
     this.activities = sessionActivities(input);
+    this.limits = {
+      maxSteps: input.maxSteps,
+      maxRepeatedToolCalls: input.maxRepeatedToolCalls,
+      ...(input.maxTotalTokens !== undefined ? { maxTotalTokens: input.maxTotalTokens } : {}),
+      ...(input.maxCostUsd !== undefined ? { maxCostUsd: input.maxCostUsd } : {}),
+    };
+    // Summary calls are billed too: the spend ledger counts them apart from the agent's own.
+    const activities = this.activities;
     this.compaction = new CompactionController(
       sessionId,
       input.model,
       resolveCompactionSettings(input.contextWindow, input.compaction),
-      this.activities,
+      {
+        ...activities,
+        summarize: async (request: SummarizeInput) => {
+          const result = await activities.summarize(request);
+          this.summarySpend = addSpend(this.summarySpend, result.usage, input.prices, result.calls);
+          return result;
+        },
+      },
       () => this.allocateSeq(),
       carry?.compaction,
     );
@@ -132,6 +184,13 @@ export class AgentSession {
       manualRequested: this.manualRequested,
       compaction: this.compaction.carry(),
       affinity: this.affinity.carry(),
+      budget: {
+        limits: { ...this.limits },
+        agentSpend: { ...this.agentSpend },
+        summarySpend: { ...this.summarySpend },
+        repeat: { ...this.repeat },
+        approvals: this.approvals,
+      },
     };
   }
 
@@ -148,18 +207,88 @@ export class AgentSession {
     this.warnings.push(...carry.warnings);
     if (carry.answer) this.answer = carry.answer;
     this.manualRequested = carry.manualRequested;
+    if (carry.budget) {
+      this.limits = carry.budget.limits;
+      this.agentSpend = carry.budget.agentSpend;
+      this.summarySpend = carry.budget.summarySpend;
+      this.repeat = carry.budget.repeat;
+      this.approvals = carry.budget.approvals;
+    }
   }
 
   get finished(): boolean {
-    return this.status !== SessionStatus.running && this.status !== SessionStatus.waitingForMessage;
+    return (
+      this.status !== SessionStatus.running &&
+      this.status !== SessionStatus.waitingForMessage &&
+      this.status !== SessionStatus.waitingForApproval
+    );
   }
 
   get turnEnded(): boolean {
     return !this.turnOpen;
   }
 
-  get stepLimitReached(): boolean {
-    return this.step >= this.input.maxSteps;
+  /**
+   * Before each model call: when a budget guard has tripped, pause until update `approve` raises
+   * the budget (true: go on) or `approvalTimeoutSeconds` pass. Returns the outcome to end with, or
+   * undefined to go on. Histories from before the pause existed ended at maxSteps at once.
+   */
+  async guardBudget(): Promise<SessionOutcome | undefined> {
+    for (;;) {
+      const verdict = checkBudget(this.budgetUse(), this.limits);
+      if (verdict.kind === 'within') return undefined;
+      const outcome = verdict.guard === BudgetGuard.steps ? SessionOutcome.stepLimit : SessionOutcome.budgetExhausted;
+      if (this.input.approvalTimeoutSeconds === 0 || !patched(BUDGET_PAUSE_PATCH)) return this.stopForBudget(outcome, verdict.reason);
+      const seen = this.approvals;
+      const timeoutMs = this.input.approvalTimeoutSeconds * 1000;
+      this.pause = {
+        guard: verdict.guard,
+        reason: verdict.reason,
+        since: new Date(Date.now()).toISOString(),
+        until: new Date(Date.now() + timeoutMs).toISOString(),
+      };
+      this.status = SessionStatus.waitingForApproval;
+      log.warn('budget guard tripped; waiting for approval', { sessionId: this.sessionId, reason: verdict.reason });
+      const approved = await this.awaitApproval(seen, timeoutMs);
+      this.pause = undefined;
+      this.status = SessionStatus.running;
+      if (!approved) return this.stopForBudget(outcome, `${verdict.reason}; not approved within ${this.input.approvalTimeoutSeconds} s`);
+    }
+  }
+
+  /**
+   * Waits for an approval after `seen`; false when `timeoutMs` passed without one. A manual
+   * compaction asked for meanwhile runs at once (its `compactNow` caller should not wait for the
+   * operator too) — it calls only the summarizer, never the agent's next step.
+   */
+  private async awaitApproval(seen: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.manualRequested) await this.runManualCompaction();
+      if (this.approvals > seen) return true;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      await condition(() => this.approvals > seen || this.manualRequested, remaining);
+    }
+  }
+
+  /** Validator of `approve`: only a paused session, and only limits that let it go on. */
+  validateApprove(request: ApproveRequest | undefined): void {
+    if (this.status !== SessionStatus.waitingForApproval) {
+      throw new Error(`session ${this.sessionId} is ${this.status}, not waiting_for_approval`);
+    }
+    const parsed = ApproveRequestSchema.safeParse(request ?? {});
+    if (!parsed.success) throw new Error(`invalid approval: ${describeZodError(parsed.error)}`);
+    const problem = approvalProblem(this.budgetUse(), this.limits, parsed.data);
+    if (problem) throw new Error(problem);
+  }
+
+  /** Handler of `approve`: raises the limits, restarts the repeated-call count, lets the loop go on. */
+  approve(request: ApproveRequest | undefined): ApproveResult {
+    this.limits = withApproval(this.limits, ApproveRequestSchema.parse(request ?? {}));
+    this.repeat = { ...NO_REPEAT };
+    this.approvals += 1;
+    return { budget: this.budgetReport() };
   }
 
   get turnLimitReached(): boolean {
@@ -246,6 +375,8 @@ export class AgentSession {
     this.usage.modelCalls += 1;
     this.usage.promptTokens += reply.usage.promptTokens;
     this.usage.completionTokens += reply.usage.completionTokens;
+    this.agentSpend = addSpend(this.agentSpend, reply.usage, this.input.prices);
+    this.repeat = extendRepeat(this.repeat, reply.toolCalls);
     this.record(reply.measure);
 
     if (reply.toolCalls.length === 0) {
@@ -280,7 +411,7 @@ export class AgentSession {
     this.outcome = outcome;
     this.status = SessionStatus.completed;
     if (outcome === SessionOutcome.stepLimit) {
-      this.answer = { text: `stopped after ${this.step} steps (maxSteps ${this.input.maxSteps})` };
+      this.answer = { text: `stopped after ${this.step} steps (maxSteps ${this.limits.maxSteps})` };
     } else if (outcome === SessionOutcome.turnLimit) {
       this.warn(`a message arrived after the last allowed turn (maxTurns ${this.input.maxTurns}); it was not answered`);
     }
@@ -292,6 +423,7 @@ export class AgentSession {
       turns: this.turn,
       steps: this.step,
       usage: { ...this.usage },
+      spend: this.spendReport(),
     };
   }
 
@@ -317,7 +449,7 @@ export class AgentSession {
       model: this.input.model,
       turn: this.turn,
       step: this.step,
-      maxSteps: this.input.maxSteps,
+      maxSteps: this.limits.maxSteps,
       maxTurns: this.input.maxTurns,
       context: {
         tokens: this.compaction.estimate(this.ledger),
@@ -325,6 +457,9 @@ export class AgentSession {
         messages: this.ledger.length,
       },
       usage: { ...this.usage },
+      spend: this.spendReport(),
+      budget: this.budgetReport(),
+      ...(this.pause ? { paused: { ...this.pause } } : {}),
       compaction: this.compaction.report(),
       lastToolCalls: [...this.lastToolCalls],
       pendingMessages: this.pendingMessages.length,
@@ -378,6 +513,35 @@ export class AgentSession {
       ? { compacted: notice.failed === undefined, notice }
       : { compacted: false, reason: decision.kind === 'none' ? decision.reason : decision.kind };
     this.manualServed = ticket;
+  }
+
+  private budgetUse(): BudgetUse {
+    return {
+      steps: this.step,
+      totalTokens: totalTokens(this.agentSpend, this.summarySpend),
+      costUsd: totalCost(this.agentSpend, this.summarySpend),
+      repeat: this.repeat,
+    };
+  }
+
+  private spendReport(): SpendReport {
+    return {
+      agent: { ...this.agentSpend },
+      summary: { ...this.summarySpend },
+      totalTokens: totalTokens(this.agentSpend, this.summarySpend),
+      costUsd: totalCost(this.agentSpend, this.summarySpend),
+      ...(this.input.prices ? { price: { ...this.input.prices } } : {}),
+    };
+  }
+
+  private budgetReport() {
+    return { ...this.limits, approvalTimeoutSeconds: this.input.approvalTimeoutSeconds, approvals: this.approvals };
+  }
+
+  /** Ends on a guard: the answer says which, unless the agent had already answered. */
+  private stopForBudget(outcome: SessionOutcome, reason: string): SessionOutcome {
+    if (outcome === SessionOutcome.budgetExhausted) this.answer = { text: `stopped: ${reason}` };
+    return outcome;
   }
 
   private position() {

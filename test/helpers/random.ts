@@ -1,4 +1,4 @@
-/** A small seeded PRNG: fault points look random, yet a failing run can be replayed from its seed. */
+/** A small seeded PRNG, shared by tests and benchmarks: fault points look random, yet a failing run can be replayed from its seed. */
 
 /** mulberry32: uniform in [0, 1), the same sequence for the same seed. */
 export function seededRandom(seed: number): () => number {

@@ -13,8 +13,13 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator/serve
 import type { SimulatorOptions } from '../../src/simulator/options';
 import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
 import { createBuiltinRegistry } from '../../src/tools/registry';
+import type { ActivityDeps } from '../../src/activities';
 import { createAgentWorker } from '../../src/worker';
+import { entryPoint, finished, spawnNode, type Finished } from './processes';
 import { startTestTemporal, type TestTemporal } from './temporal';
+
+/** What a test chooses for its worker; the stack's store, built-in tools and workspaces fill in the rest. */
+export type WorkerDeps = Pick<ActivityDeps, 'model'> & Partial<ActivityDeps>;
 
 export interface Stack {
   temporal: TestTemporal;
@@ -27,28 +32,33 @@ export interface Stack {
   bundle: WorkflowBundle;
   /** Runs `work` while a fresh worker, talking to a fresh simulator, polls the task queue. */
   withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>): Promise<T>;
+  /** Runs `work` while a fresh worker with the given model client (and other deps) polls the task queue. */
+  runWorker<T>(deps: WorkerDeps, work: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
 let runtimeInstalled = false;
 
-/** Worker logs at WARN: test output should show failures, not every state change. */
-function quietRuntime(): void {
+/**
+ * Worker logs at WARN: test output should show failures, not every state change. The benchmarks
+ * pass ERROR, since the failures of their baselines are expected and reported anyway.
+ */
+function quietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  Runtime.install({ logger: new DefaultLogger(level) });
   runtimeInstalled = true;
 }
 
-export async function startStack(): Promise<Stack> {
-  return startStackOn(await startTestTemporal());
+export async function startStack(options: { logLevel?: 'WARN' | 'ERROR' } = {}): Promise<Stack> {
+  return startStackOn(await startTestTemporal(), options);
 }
 
 /**
  * The same stack on a dev server the caller started (lowered limits, a restartable one…); the
  * stack owns it from here and stops it in `stop()`.
  */
-export async function startStackOn(temporal: TestTemporal): Promise<Stack> {
-  quietRuntime();
+export async function startStackOn(temporal: TestTemporal, options: { logLevel?: 'WARN' | 'ERROR' } = {}): Promise<Stack> {
+  quietRuntime(options.logLevel);
   const dir = await mkdtemp(join(tmpdir(), 'agentd-stack-'));
   const storeFile = join(dir, 'transcripts.db');
   const workspaceRoot = join(dir, 'workspaces');
@@ -60,18 +70,25 @@ export async function startStackOn(temporal: TestTemporal): Promise<Stack> {
     logger: new DefaultLogger('WARN'),
   });
 
-  async function withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>) {
-    const simulator = await startSimulator(simulatorOptions);
+  async function runWorker<T>(deps: WorkerDeps, work: () => Promise<T>): Promise<T> {
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
     try {
       const worker = await createAgentWorker({
         connection: workerConnection,
         workflowBundle: bundle,
-        deps: { store, model: createModelClient({ baseURL: simulator.baseURL }), tools: createBuiltinRegistry(), workspaceRoot },
+        deps: { store, tools: createBuiltinRegistry(), workspaceRoot, ...deps },
       });
-      return await worker.runUntil(work(simulator));
+      return await worker.runUntil(work());
     } finally {
       await workerConnection.close();
+    }
+  }
+
+  async function withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>) {
+    const simulator = await startSimulator(simulatorOptions);
+    try {
+      return await runWorker({ model: createModelClient({ baseURL: simulator.baseURL }) }, () => work(simulator));
+    } finally {
       await simulator.stop();
     }
   }
@@ -86,6 +103,7 @@ export async function startStackOn(temporal: TestTemporal): Promise<Stack> {
     workspaceRoot,
     bundle,
     withWorker,
+    runWorker,
     async stop() {
       await connection.close();
       await store.close();
@@ -104,4 +122,10 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Runs the `agentd` command line as a child process against the stack's server and store. */
+export function agentdOn(stack: Stack): (...args: string[]) => Promise<Finished> {
+  const env = { TEMPORAL_ADDRESS: stack.temporal.address, AGENTD_STORE: stack.storeFile };
+  return (...args) => finished(spawnNode(entryPoint('cli/main'), args, env));
 }

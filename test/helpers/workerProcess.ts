@@ -3,6 +3,7 @@ import { entryPoint, finished, spawnNode, type Finished } from './processes';
 
 export interface WorkerEnv {
   readonly temporalAddress: string;
+  /** AGENTD_STORE: a SQLite file, or a postgres:// URL. */
   readonly storeFile: string;
   readonly workspaceRoot: string;
   /** The model endpoint (simulator or a proxy in front of it). */

@@ -250,6 +250,17 @@ describe('decide: requests, breaker and auto switch', () => {
     assert.ok(accounting(ledger.map((entry) => entry.seq), applied.ledger, fromSeqRuns(applied.event.truncatedSeqs)).ok);
   });
 
+  test('compaction switched off (enabled: false): every request, even over the hard limit, decides none', () => {
+    const off = settingsFor(32_768, { enabled: false });
+    for (const request of ['auto', 'manual', 'reactive'] as const) {
+      const decision = decide(input(overHardLimit(), off, request, { breaker: OPEN }));
+      assert.deepEqual([decision.kind, decision.kind === 'none' ? decision.reason : ''], ['none', 'disabled'], request);
+    }
+    for (const why of ['repeated_overflow', 'cannot_compact'] as const) {
+      assert.equal(expectKind(decideTruncation(input(overHardLimit(), off), why), 'none').reason, 'disabled');
+    }
+  });
+
   test('decideTruncation: a repeated overflow always drops something; otherwise only over the hard limit', () => {
     const ledger = overTrigger();
     const repeated = expectKind(decideTruncation(input(ledger, S32), 'repeated_overflow'), 'truncate');

@@ -20,6 +20,7 @@ describe('settings defaults', () => {
     assert.deepEqual(
       { ...DEFAULT_COMPACTION_SETTINGS },
       {
+        enabled: true,
         auto: true,
         reserveTokens: 16384,
         tailTurns: 3,

@@ -14,7 +14,7 @@ ${CONNECTION_HELP}`,
     const { values, positionals } = parse(argv, CONNECTION_OPTIONS);
     const sessionId = requirePositional(positionals, 0, 'id');
     const config = configWith(values);
-    const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+    const sessions = new SessionClient(await connectClient(config));
     await sessions.handle(sessionId).cancel();
     console.error(`cancellation requested for ${sessionId}`);
     return ExitCode.ok;

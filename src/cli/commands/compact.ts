@@ -22,7 +22,7 @@ ${CONNECTION_HELP}`,
     const { values, positionals } = parse(argv, { ...CONNECTION_OPTIONS, wait: { type: 'boolean' }, json: { type: 'boolean' } });
     const sessionId = requirePositional(positionals, 0, 'id');
     const config = configWith(values);
-    const handle = new SessionClient(await connectClient(config.temporalAddress, config.namespace)).handle(sessionId);
+    const handle = new SessionClient(await connectClient(config)).handle(sessionId);
     if (!values.wait) {
       await handle.signal(compactSignal);
       console.error(`compaction requested for ${sessionId}`);

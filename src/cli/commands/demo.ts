@@ -6,6 +6,8 @@ import { Connection } from '@temporalio/client';
 import { join } from 'node:path';
 import { connectClient, SessionClient } from '../../client/sessionClient';
 import { usesSimulator, type AgentdConfig } from '../../config';
+import { loadConnectionOptions } from '../../connection/connect';
+import { describeConnection } from '../../connection/options';
 import { startDevServer, type DevServer } from '../../devServer/devServer';
 import { ensureTemporalCli } from '../../devServer/temporalCli';
 import { installWorkerLogging, startWorkerFromConfig } from '../../worker';
@@ -58,7 +60,7 @@ ${CONNECTION_HELP}`,
     const worker = await startWorkerFromConfig(config, (line) => console.error(line));
     const working = worker.run();
     try {
-      const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+      const sessions = new SessionClient(await connectClient(config));
       const handle = await sessions.start({ task, model, ...(contextWindow ? { contextWindow } : {}) });
       console.error(`started session ${handle.workflowId} (model ${model})`);
       const result = await followSession(sessions, handle.workflowId, (line) => console.error(line), 500);
@@ -66,7 +68,7 @@ ${CONNECTION_HELP}`,
       console.error(`transcript: agentd transcript ${handle.workflowId}`);
       return ExitCode.ok;
     } finally {
-      worker.worker.shutdown();
+      worker.stop();
       await working;
       await server?.stop();
     }
@@ -75,12 +77,12 @@ ${CONNECTION_HELP}`,
 
 /** Uses the server at the configured address when one answers; otherwise starts a dev server there. */
 async function ensureServer(config: AgentdConfig): Promise<DevServer | undefined> {
-  if (await answers(config.temporalAddress)) {
-    console.error(`using the Temporal server at ${config.temporalAddress}`);
+  if (await answers(config)) {
+    console.error(`using the Temporal server at ${describeConnection(config.connection)}`);
     return undefined;
   }
   const temporalCli = await ensureTemporalCli({ onProgress: (line) => console.error(line) });
-  const [ip, port] = splitAddress(config.temporalAddress);
+  const [ip, port] = splitAddress(config.connection.address);
   const server = await startDevServer({
     temporalCli,
     dbFile: join(config.home, 'temporal.db'),
@@ -93,9 +95,9 @@ async function ensureServer(config: AgentdConfig): Promise<DevServer | undefined
   return server;
 }
 
-async function answers(address: string): Promise<boolean> {
+async function answers(config: AgentdConfig): Promise<boolean> {
   try {
-    const connection = await Connection.connect({ address, connectTimeout: '2 seconds' });
+    const connection = await Connection.connect({ ...(await loadConnectionOptions(config.connection)), connectTimeout: '2 seconds' });
     await connection.close();
     return true;
   } catch {

@@ -1,6 +1,7 @@
 /** `agentd setup`: gets the Temporal CLI ready (building it once with Go when missing) and says where. */
 import { ensureTemporalCli } from '../../devServer/temporalCli';
 import { readConfig, usesSimulator } from '../../config';
+import { describeStore } from '../../store/storeSetting';
 import { ExitCode, type Command } from '../command';
 import { parse } from '../args';
 
@@ -17,7 +18,7 @@ progress). Prints the paths agentd will use. Safe to run again.`,
     const cli = await ensureTemporalCli({ onProgress: (line) => console.error(line) });
     const config = readConfig();
     console.log(`temporal CLI     ${cli}`);
-    console.log(`transcript store ${config.storeFile}`);
+    console.log(`transcript store ${describeStore(config.store)}`);
     console.log(`workspaces       ${config.workspaceRoot}`);
     console.log(`model endpoint   ${usesSimulator(config) ? 'built-in simulator (no OPENAI_API_KEY / OPENAI_BASE_URL)' : (config.modelBaseURL ?? "OpenAI's default")}`);
     return ExitCode.ok;

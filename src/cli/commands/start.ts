@@ -1,7 +1,7 @@
 /** `agentd start`: validate a session's input, start it, and optionally follow it to the end. */
 import { connectClient, SessionClient, type SessionRequest } from '../../client/sessionClient';
 import { ExitCode, UsageError, type Command } from '../command';
-import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt, requirePositional } from '../args';
+import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt, positiveNumber, requirePositional, wholeNumber } from '../args';
 import { followSession } from '../follow';
 import { renderResult } from '../render';
 
@@ -13,7 +13,12 @@ The input is validated before anything is sent; a bad field is named and nothing
   --model NAME             model at the worker's endpoint (env AGENTD_MODEL; agentd-sim without an endpoint)
   --context-window N       usable context window in tokens (required for models agentd does not know)
   --system-prompt TEXT     replaces the default system prompt
-  --max-steps N            stop after N model calls (default 200)
+  --max-steps N            pause for approval after N model calls (default 200)
+  --max-total-tokens N     pause for approval once N tokens are billed (prompt + completion, summaries too)
+  --max-cost-usd X         pause for approval once X USD are spent (price: AGENTD_PRICES, gpt-tokenizer, simulator)
+  --max-repeated-tool-calls N
+                           pause when one tool is called N times in a row with the same arguments (default 4)
+  --approval-timeout SECS  a paused session ends after this long without 'agentd approve'; 0 ends it at once (default 86400)
   --max-turns N            stop after N turns (default 10)
   --await-messages SECS    after a turn, wait this long for 'agentd send' before completing (default 0)
   --tool-timeout SECS      wall-clock limit of one tool call (default 120)
@@ -37,6 +42,10 @@ export const startCommand: Command = {
       'system-prompt': { type: 'string' },
       'max-steps': { type: 'string' },
       'max-turns': { type: 'string' },
+      'max-total-tokens': { type: 'string' },
+      'max-cost-usd': { type: 'string' },
+      'max-repeated-tool-calls': { type: 'string' },
+      'approval-timeout': { type: 'string' },
       'await-messages': { type: 'string' },
       'tool-timeout': { type: 'string' },
       'workspace-failover': { type: 'string' },
@@ -55,12 +64,16 @@ export const startCommand: Command = {
       ...defined('systemPrompt', values['system-prompt']),
       ...defined('maxSteps', positiveInt('max-steps', values['max-steps'])),
       ...defined('maxTurns', positiveInt('max-turns', values['max-turns'])),
+      ...defined('maxTotalTokens', positiveInt('max-total-tokens', values['max-total-tokens'])),
+      ...defined('maxCostUsd', positiveNumber('max-cost-usd', values['max-cost-usd'])),
+      ...defined('maxRepeatedToolCalls', positiveInt('max-repeated-tool-calls', values['max-repeated-tool-calls'])),
+      ...defined('approvalTimeoutSeconds', wholeNumber('approval-timeout', values['approval-timeout'])),
       ...defined('awaitMessagesSeconds', positiveInt('await-messages', values['await-messages'])),
       ...defined('toolTimeoutSeconds', positiveInt('tool-timeout', values['tool-timeout'])),
       ...defined('workspaceFailoverSeconds', positiveInt('workspace-failover', values['workspace-failover'])),
       ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
-    const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+    const sessions = new SessionClient(await connectClient(config), config.prices);
     const handle = await sessions.start(request, values.id ? { sessionId: values.id } : {});
     if (!values.follow) {
       console.log(values.json ? JSON.stringify({ sessionId: handle.workflowId }) : handle.workflowId);

@@ -18,7 +18,7 @@ ${CONNECTION_HELP}`,
     const { values, positionals } = parse(argv, { ...CONNECTION_OPTIONS, json: { type: 'boolean' } });
     const sessionId = requirePositional(positionals, 0, 'id');
     const config = configWith(values);
-    const sessions = new SessionClient(await connectClient(config.temporalAddress, config.namespace));
+    const sessions = new SessionClient(await connectClient(config));
     const state = await sessions.state(sessionId);
     console.log(values.json ? JSON.stringify(state, null, 2) : renderState(state));
     return ExitCode.ok;

@@ -1,7 +1,7 @@
 /** `agentd transcript <id>`: the session's messages as stored (the claim-check store, not Temporal). */
 import { readConfig } from '../../config';
 import type { ChatMessage } from '../../model/messages';
-import { SqliteTranscriptStore } from '../../store/sqliteStore';
+import { openStore } from '../../store/openStore';
 import { ExitCode, type Command } from '../command';
 import { parse, requirePositional } from '../args';
 
@@ -12,7 +12,8 @@ export const transcriptCommand: Command = {
   summary: "print a session's stored messages",
   help: `usage: agentd transcript <id> [--full] [--json]
 
-Reads the transcript store (env AGENTD_STORE, default .agentd/transcripts.db): every message of
+Reads the transcript store (env AGENTD_STORE: a SQLite file, default .agentd/transcripts.db, or a
+postgres:// URL): every message of
 the session in seq order. Exit code 3 when the store has no message of that session.
 
   --full   whole message bodies (default: the first ${PREVIEW_CHARS} characters)
@@ -20,7 +21,7 @@ the session in seq order. Exit code 3 when the store has no message of that sess
   async run(argv) {
     const { values, positionals } = parse(argv, { full: { type: 'boolean' }, json: { type: 'boolean' } });
     const sessionId = requirePositional(positionals, 0, 'id');
-    const store = new SqliteTranscriptStore(readConfig().storeFile);
+    const store = await openStore(readConfig().store);
     try {
       const rows = await store.list(sessionId);
       if (rows.length === 0) {

@@ -1,5 +1,7 @@
 /** `agentd worker`: runs a worker until Ctrl-C/SIGTERM, which lets running activities finish first. */
 import { usesSimulator } from '../../config';
+import { McpConfigError } from '../../mcp/config';
+import { ToolModuleError } from '../../tools/userTools';
 import { installWorkerLogging, startWorkerFromConfig } from '../../worker';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse } from '../args';
@@ -11,15 +13,32 @@ export const workerCommand: Command = {
 
 Runs the agentSession workflow and its activities. Settings come from the environment:
   OPENAI_BASE_URL, OPENAI_API_KEY   the model endpoint (neither set: the built-in simulator, said loudly)
-  AGENTD_STORE                      transcript store file (default .agentd/transcripts.db)
+  AGENTD_STORE                      transcript store: SQLite file (default .agentd/transcripts.db)
+                                    or a postgres:// URL (schema migrated on start)
+  AGENTD_SHUTDOWN_GRACE_SECONDS     on SIGTERM/SIGINT, how long running activities may finish (default 30);
+                                    a second signal exits at once
   AGENTD_WORKSPACES                 folder of session workspaces (default .agentd/workspaces)
+  AGENTD_TOOLS_MODULE               a .js module exporting user tools (\`tools\` or a default export)
+  AGENTD_MCP_SERVERS                MCP servers as JSON: [{ name, transport: 'stdio', command, args, env? } |
+                                    { name, transport: 'http', url }]; {workspace} in args is the session folder
+  AGENTD_MCP_CONFIG                 a JSON file of MCP servers, instead of AGENTD_MCP_SERVERS
+  AGENTD_ENCRYPTION_KEY_ID, AGENTD_ENCRYPTION_KEY
+                                    encrypt payloads sent through Temporal (clients need the same key)
+A bad tools module or server list stops the worker before it connects (exit code 2).
 ${CONNECTION_HELP}`,
   async run(argv) {
     const { values } = parse(argv, CONNECTION_OPTIONS);
     const config = configWith(values);
     installWorkerLogging();
     if (!usesSimulator(config)) console.error(`model endpoint: ${config.modelBaseURL ?? "OpenAI's default"}`);
-    const running = await startWorkerFromConfig(config);
+    let running;
+    try {
+      running = await startWorkerFromConfig(config);
+    } catch (error) {
+      if (!(error instanceof ToolModuleError || error instanceof McpConfigError)) throw error;
+      console.error(`agentd worker: ${error.message}`);
+      return ExitCode.usage;
+    }
     await running.run();
     return ExitCode.ok;
   },

@@ -1,0 +1,65 @@
+/**
+ * The spend ledger's arithmetic: token counts per kind of call and their cost from a price table.
+ * Pure: prices arrive as numbers (resolved at the client before start), usage as the endpoint reported it.
+ */
+import { z } from 'zod';
+
+/** USD per million tokens. Cached prompt tokens are billed at `cachedInputPerMillion`, or at the input price when it is absent. */
+export const PriceSchema = z
+  .object({
+    inputPerMillion: z.number().nonnegative(),
+    outputPerMillion: z.number().nonnegative(),
+    cachedInputPerMillion: z.number().nonnegative().optional(),
+  })
+  .strict();
+export type Price = z.infer<typeof PriceSchema>;
+
+/** Tokens of one model call as the endpoint reported them; `cachedTokens` is part of `promptTokens`. */
+export interface CallTokens {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+}
+
+/** Totals of one kind of call (the agent's own, or compaction summaries). */
+export interface CallSpend {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens the endpoint served from its prompt cache (0 when it does not report them). */
+  cachedTokens: number;
+  costUsd: number;
+}
+
+export const NO_SPEND: Readonly<CallSpend> = Object.freeze({ calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 });
+
+const MILLION = 1_000_000;
+
+/** Cost of one call; zero without a price (the ledger then says the cost is unknown). */
+export function costOf(tokens: CallTokens, price: Price | undefined): number {
+  if (!price) return 0;
+  const cached = Math.min(Math.max(tokens.cachedTokens ?? 0, 0), tokens.promptTokens);
+  const fresh = tokens.promptTokens - cached;
+  const cachedPrice = price.cachedInputPerMillion ?? price.inputPerMillion;
+  return (fresh * price.inputPerMillion + cached * cachedPrice + tokens.completionTokens * price.outputPerMillion) / MILLION;
+}
+
+/** `spend` plus `calls` calls that used `tokens`, priced with `price`. */
+export function addSpend(spend: CallSpend, tokens: CallTokens, price: Price | undefined, calls = 1): CallSpend {
+  return {
+    calls: spend.calls + calls,
+    promptTokens: spend.promptTokens + tokens.promptTokens,
+    completionTokens: spend.completionTokens + tokens.completionTokens,
+    cachedTokens: spend.cachedTokens + (tokens.cachedTokens ?? 0),
+    costUsd: spend.costUsd + costOf(tokens, price),
+  };
+}
+
+/** Everything billed: prompt plus completion tokens of every call, summaries included. */
+export function totalTokens(...spends: readonly CallSpend[]): number {
+  return spends.reduce((sum, spend) => sum + spend.promptTokens + spend.completionTokens, 0);
+}
+
+export function totalCost(...spends: readonly CallSpend[]): number {
+  return spends.reduce((sum, spend) => sum + spend.costUsd, 0);
+}
