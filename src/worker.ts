@@ -166,6 +166,8 @@ export async function startWorkerFromConfig(
     hostWorker,
     async run() {
       const stopListening = drainOnSignals(worker, config.shutdownGraceSeconds, log);
+      // The host worker drains on the same signal; the main worker's handler, first, does the talking.
+      const stopHostListening = drainOnSignals(hostWorker, config.shutdownGraceSeconds, () => undefined);
       try {
         // Either worker stopping (a drain, a fatal error) stops the other.
         await Promise.all([
@@ -175,6 +177,7 @@ export async function startWorkerFromConfig(
         log('agentd worker: stopped');
       } finally {
         stopListening();
+        stopHostListening();
         await openConnection.close();
         await openedStore.close();
         await mcp?.close();
