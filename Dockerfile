@@ -15,6 +15,10 @@ RUN npm run build && npm prune --omit=dev
 
 # --- runtime: compiled code and production dependencies only, as a non-root user ---
 FROM node:20-bookworm-slim
+# run_command runs under bubblewrap; prlimit and setpriv come with util-linux, already in the image.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap \
+ && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
     AGENTD_HOME=/data \
     AGENTD_WORKSPACES=/data/workspaces
