@@ -4,7 +4,7 @@
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
 import type { DataConverter } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata, type Logger, type WorkflowBundle } from '@temporalio/worker';
 import { createActivities, createHostActivities, type ActivityDeps } from './activities';
 import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
@@ -73,7 +73,27 @@ export function createHostWorker(options: AgentWorkerOptions & { hostTaskQueue: 
 export function installWorkerLogging(level = process.env.AGENTD_LOG_LEVEL ?? 'WARN'): void {
   const levels: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
   const chosen = levels.find((candidate) => candidate === level.toUpperCase()) ?? 'WARN';
-  Runtime.install({ logger: new DefaultLogger(chosen), shutdownSignals: [] });
+  Runtime.install({ logger: withoutExpectedWarnings(new DefaultLogger(chosen)), shutdownSignals: [] });
+}
+
+/**
+ * The host worker polls activities only, by design; the SDK warns about that at every start, which
+ * reads like a fault to an operator.
+ */
+const EXPECTED_WARNINGS = ['No workflows registered, not polling for workflow tasks'];
+
+function withoutExpectedWarnings(inner: Logger): Logger {
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
+    if (!EXPECTED_WARNINGS.includes(message)) inner.log(level, message, meta);
+  };
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
 }
 
 /** A worker wired to the environment's store, model endpoint and Temporal server. */
