@@ -40,6 +40,12 @@ describe('continue-as-new', () => {
       assert.ok(waiting.runs >= 4, `runs: ${waiting.runs}`);
       assert.equal(waiting.step, 71 + 3, 'task steps, finish, then the follow-up turn');
       assert.notEqual((await handle.describe()).runId, firstRunId);
+      // The spend ledger is carried too: every run's calls are counted once.
+      const sim = simulator.stats();
+      assert.equal(waiting.spend.agent.calls, waiting.usage.modelCalls);
+      assert.equal(waiting.spend.agent.promptTokens, waiting.usage.promptTokens);
+      assert.equal(waiting.spend.agent.calls + waiting.spend.summary.calls, sim.requests, 'agent and summary calls add up to what the simulator answered');
+      assert.equal(waiting.spend.summary.calls, sim.summaryRequests);
 
       const compacted: CompactNowResult = await handle.executeUpdate('compactNow');
       assert.equal(compacted.compacted, true, JSON.stringify(compacted));

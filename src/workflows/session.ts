@@ -5,23 +5,10 @@
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
 import { ActivityFailureType, type CallModelResult, type SummarizeInput } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
-import {
-  approvalProblem,
-  ApproveRequestSchema,
-  BudgetGuard,
-  checkBudget,
-  extendRepeat,
-  NO_REPEAT,
-  withApproval,
-  type ApproveRequest,
-  type BudgetLimits,
-  type BudgetUse,
-  type RepeatRun,
-} from '../policy/budget';
+import { ApproveRequestSchema, BudgetGuard, type ApproveRequest } from '../policy/budget';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
 import { toSeqRuns } from '../policy/seqRuns';
 import { resolveCompactionSettings } from '../policy/settings';
-import { addSpend, NO_SPEND, totalCost, totalTokens, type CallSpend } from '../policy/spend';
 import { MessageSignalSchema } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import {
@@ -29,8 +16,6 @@ import {
   SessionStatus,
   type ApproveResult,
   type CompactNowResult,
-  type PauseReport,
-  type SpendReport,
   type SessionResult,
   type SessionState,
   type ToolCallRecord,
@@ -38,6 +23,7 @@ import {
 } from '../session/state';
 import { describeZodError } from '../session/validation';
 import { sessionActivities } from './activityOptions';
+import { SessionBudget, type BudgetCarry } from './budget';
 import { CompactionController, type CompactionCarry } from './compaction';
 import { WorkspaceAffinity, type AffinityCarry } from './workspaceAffinity';
 
@@ -63,15 +49,6 @@ export interface SessionCarry {
   affinity?: AffinityCarry;
   /** Absent in carries written before budget guards existed. */
   budget?: BudgetCarry;
-}
-
-/** Spend and budget state carried through continue-as-new. */
-export interface BudgetCarry {
-  limits: BudgetLimits;
-  agentSpend: CallSpend;
-  summarySpend: CallSpend;
-  repeat: RepeatRun;
-  approvals: number;
 }
 
 /** Marks histories written by code that pauses on a tripped budget guard; older ones ended at maxSteps. */
@@ -106,12 +83,7 @@ export class AgentSession {
   private lastManual: CompactNowResult = { compacted: false };
   /** Runs of this session so far, this one included (continue-as-new starts a new run). */
   private runs = 1;
-  private limits: BudgetLimits;
-  private agentSpend: CallSpend = { ...NO_SPEND };
-  private summarySpend: CallSpend = { ...NO_SPEND };
-  private repeat: RepeatRun = { ...NO_REPEAT };
-  private approvals = 0;
-  private pause?: PauseReport;
+  private readonly budget: SessionBudget;
 
   constructor(
     readonly sessionId: string,
@@ -119,12 +91,7 @@ export class AgentSession {
     carry?: SessionCarry,
   ) {
     this.activities = sessionActivities(input);
-    this.limits = {
-      maxSteps: input.maxSteps,
-      maxRepeatedToolCalls: input.maxRepeatedToolCalls,
-      ...(input.maxTotalTokens !== undefined ? { maxTotalTokens: input.maxTotalTokens } : {}),
-      ...(input.maxCostUsd !== undefined ? { maxCostUsd: input.maxCostUsd } : {}),
-    };
+    this.budget = new SessionBudget(input, carry?.budget);
     // Summary calls are billed too: the spend ledger counts them apart from the agent's own.
     const activities = this.activities;
     this.compaction = new CompactionController(
@@ -135,7 +102,7 @@ export class AgentSession {
         ...activities,
         summarize: async (request: SummarizeInput) => {
           const result = await activities.summarize(request);
-          this.summarySpend = addSpend(this.summarySpend, result.usage, input.prices, result.calls);
+          this.budget.recordSummary(result.usage, result.calls);
           return result;
         },
       },
@@ -184,13 +151,7 @@ export class AgentSession {
       manualRequested: this.manualRequested,
       compaction: this.compaction.carry(),
       affinity: this.affinity.carry(),
-      budget: {
-        limits: { ...this.limits },
-        agentSpend: { ...this.agentSpend },
-        summarySpend: { ...this.summarySpend },
-        repeat: { ...this.repeat },
-        approvals: this.approvals,
-      },
+      budget: this.budget.carry(),
     };
   }
 
@@ -207,13 +168,6 @@ export class AgentSession {
     this.warnings.push(...carry.warnings);
     if (carry.answer) this.answer = carry.answer;
     this.manualRequested = carry.manualRequested;
-    if (carry.budget) {
-      this.limits = carry.budget.limits;
-      this.agentSpend = carry.budget.agentSpend;
-      this.summarySpend = carry.budget.summarySpend;
-      this.repeat = carry.budget.repeat;
-      this.approvals = carry.budget.approvals;
-    }
   }
 
   get finished(): boolean {
@@ -235,22 +189,17 @@ export class AgentSession {
    */
   async guardBudget(): Promise<SessionOutcome | undefined> {
     for (;;) {
-      const verdict = checkBudget(this.budgetUse(), this.limits);
+      const verdict = this.budget.check(this.step);
       if (verdict.kind === 'within') return undefined;
       const outcome = verdict.guard === BudgetGuard.steps ? SessionOutcome.stepLimit : SessionOutcome.budgetExhausted;
       if (this.input.approvalTimeoutSeconds === 0 || !patched(BUDGET_PAUSE_PATCH)) return this.stopForBudget(outcome, verdict.reason);
-      const seen = this.approvals;
+      const seen = this.budget.approvals;
       const timeoutMs = this.input.approvalTimeoutSeconds * 1000;
-      this.pause = {
-        guard: verdict.guard,
-        reason: verdict.reason,
-        since: new Date(Date.now()).toISOString(),
-        until: new Date(Date.now() + timeoutMs).toISOString(),
-      };
+      this.budget.pauseFor(verdict, Date.now(), timeoutMs);
       this.status = SessionStatus.waitingForApproval;
       log.warn('budget guard tripped; waiting for approval', { sessionId: this.sessionId, reason: verdict.reason });
       const approved = await this.awaitApproval(seen, timeoutMs);
-      this.pause = undefined;
+      this.budget.endPause();
       this.status = SessionStatus.running;
       if (!approved) return this.stopForBudget(outcome, `${verdict.reason}; not approved within ${this.input.approvalTimeoutSeconds} s`);
     }
@@ -265,10 +214,10 @@ export class AgentSession {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.manualRequested) await this.runManualCompaction();
-      if (this.approvals > seen) return true;
+      if (this.budget.approvals > seen) return true;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return false;
-      await condition(() => this.approvals > seen || this.manualRequested, remaining);
+      await condition(() => this.budget.approvals > seen || this.manualRequested, remaining);
     }
   }
 
@@ -279,16 +228,13 @@ export class AgentSession {
     }
     const parsed = ApproveRequestSchema.safeParse(request ?? {});
     if (!parsed.success) throw new Error(`invalid approval: ${describeZodError(parsed.error)}`);
-    const problem = approvalProblem(this.budgetUse(), this.limits, parsed.data);
+    const problem = this.budget.approvalProblem(this.step, parsed.data);
     if (problem) throw new Error(problem);
   }
 
   /** Handler of `approve`: raises the limits, restarts the repeated-call count, lets the loop go on. */
   approve(request: ApproveRequest | undefined): ApproveResult {
-    this.limits = withApproval(this.limits, ApproveRequestSchema.parse(request ?? {}));
-    this.repeat = { ...NO_REPEAT };
-    this.approvals += 1;
-    return { budget: this.budgetReport() };
+    return { budget: this.budget.approve(ApproveRequestSchema.parse(request ?? {})) };
   }
 
   get turnLimitReached(): boolean {
@@ -375,8 +321,7 @@ export class AgentSession {
     this.usage.modelCalls += 1;
     this.usage.promptTokens += reply.usage.promptTokens;
     this.usage.completionTokens += reply.usage.completionTokens;
-    this.agentSpend = addSpend(this.agentSpend, reply.usage, this.input.prices);
-    this.repeat = extendRepeat(this.repeat, reply.toolCalls);
+    this.budget.recordAgentCall(reply.usage, reply.toolCalls);
     this.record(reply.measure);
 
     if (reply.toolCalls.length === 0) {
@@ -411,7 +356,7 @@ export class AgentSession {
     this.outcome = outcome;
     this.status = SessionStatus.completed;
     if (outcome === SessionOutcome.stepLimit) {
-      this.answer = { text: `stopped after ${this.step} steps (maxSteps ${this.limits.maxSteps})` };
+      this.answer = { text: `stopped after ${this.step} steps (maxSteps ${this.budget.maxSteps})` };
     } else if (outcome === SessionOutcome.turnLimit) {
       this.warn(`a message arrived after the last allowed turn (maxTurns ${this.input.maxTurns}); it was not answered`);
     }
@@ -423,7 +368,7 @@ export class AgentSession {
       turns: this.turn,
       steps: this.step,
       usage: { ...this.usage },
-      spend: this.spendReport(),
+      spend: this.budget.spend(),
     };
   }
 
@@ -442,6 +387,7 @@ export class AgentSession {
 
   state(): SessionState {
     const workspace = this.affinity.report();
+    const paused = this.budget.paused;
     return {
       sessionId: this.sessionId,
       status: this.status,
@@ -449,7 +395,7 @@ export class AgentSession {
       model: this.input.model,
       turn: this.turn,
       step: this.step,
-      maxSteps: this.limits.maxSteps,
+      maxSteps: this.budget.maxSteps,
       maxTurns: this.input.maxTurns,
       context: {
         tokens: this.compaction.estimate(this.ledger),
@@ -457,9 +403,9 @@ export class AgentSession {
         messages: this.ledger.length,
       },
       usage: { ...this.usage },
-      spend: this.spendReport(),
-      budget: this.budgetReport(),
-      ...(this.pause ? { paused: { ...this.pause } } : {}),
+      spend: this.budget.spend(),
+      budget: this.budget.report(),
+      ...(paused ? { paused } : {}),
       compaction: this.compaction.report(),
       lastToolCalls: [...this.lastToolCalls],
       pendingMessages: this.pendingMessages.length,
@@ -513,29 +459,6 @@ export class AgentSession {
       ? { compacted: notice.failed === undefined, notice }
       : { compacted: false, reason: decision.kind === 'none' ? decision.reason : decision.kind };
     this.manualServed = ticket;
-  }
-
-  private budgetUse(): BudgetUse {
-    return {
-      steps: this.step,
-      totalTokens: totalTokens(this.agentSpend, this.summarySpend),
-      costUsd: totalCost(this.agentSpend, this.summarySpend),
-      repeat: this.repeat,
-    };
-  }
-
-  private spendReport(): SpendReport {
-    return {
-      agent: { ...this.agentSpend },
-      summary: { ...this.summarySpend },
-      totalTokens: totalTokens(this.agentSpend, this.summarySpend),
-      costUsd: totalCost(this.agentSpend, this.summarySpend),
-      ...(this.input.prices ? { price: { ...this.input.prices } } : {}),
-    };
-  }
-
-  private budgetReport() {
-    return { ...this.limits, approvalTimeoutSeconds: this.input.approvalTimeoutSeconds, approvals: this.approvals };
   }
 
   /** Ends on a guard: the answer says which, unless the agent had already answered. */
