@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SessionInputError } from '../src/session/input';
 import { totalRejected } from '../src/simulator/stats';
-import { TASK_QUEUE, WORKFLOW_TYPE } from '../src/session/definitions';
+import { compactNowUpdate, TASK_QUEUE, WORKFLOW_TYPE } from '../src/session/definitions';
+import type { CompactNowResult } from '../src/session/state';
 import { eventually, startStack, type Stack } from './helpers/stack';
 
 describe('agentSession', () => {
@@ -128,6 +129,24 @@ describe('agentSession', () => {
       assert.equal(result.outcome, 'step_limit');
       assert.equal(result.steps, 5);
       assert.match(result.answer, /maxSteps 5/);
+    });
+  });
+
+  it('answers a compactNow accepted during the last step before it ends', async () => {
+    // Slow answers keep the last step's model call in flight while the update arrives.
+    await stack.withWorker({ latencyMs: 2000 }, async () => {
+      const handle = await stack.sessions.start({
+        task: 'short leash [sim steps=50]',
+        model: 'agentd-sim',
+        maxSteps: 2,
+        approvalTimeoutSeconds: 0,
+      });
+      await eventually(async () => ((await stack.sessions.state(handle.workflowId)).step === 2 ? true : undefined), 'the last step');
+      const answered: CompactNowResult = await handle.executeUpdate(compactNowUpdate);
+      assert.equal(typeof answered.compacted, 'boolean', JSON.stringify(answered));
+      const result = await stack.sessions.result(handle.workflowId);
+      assert.equal(result.outcome, 'step_limit');
+      assert.equal(result.steps, 2);
     });
   });
 

@@ -23,12 +23,12 @@ export async function agentSession(rawInput: unknown, carry?: SessionCarry): Pro
     for (;;) {
       while (!session.turnEnded) {
         const exhausted = await session.guardBudget();
-        if (exhausted) return session.end(exhausted);
+        if (exhausted) return await session.end(exhausted);
         await session.takeStep();
         if (session.historyFull) await continueAsNew<typeof agentSession>(input, await session.carryForward());
       }
-      if (!(await session.awaitNextMessage())) return session.end(SessionOutcome.finished);
-      if (session.turnLimitReached) return session.end(SessionOutcome.turnLimit);
+      if (!(await session.awaitNextMessage())) return await session.end(SessionOutcome.finished);
+      if (session.turnLimitReached) return await session.end(SessionOutcome.turnLimit);
       await session.startTurn();
     }
   } catch (error) {

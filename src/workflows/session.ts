@@ -54,6 +54,9 @@ export interface SessionCarry {
 /** Marks histories written by code that pauses on a tripped budget guard; older ones ended at maxSteps. */
 const BUDGET_PAUSE_PATCH = 'budget-guards-pause';
 
+/** Marks histories whose last `compactNow` is served before the session ends; older ones left it open. */
+const SERVE_COMPACT_NOW_AT_END_PATCH = 'serve-compact-now-at-end';
+
 const TOOL_CALLS_SHOWN = 10;
 const WARNINGS_KEPT = 20;
 
@@ -352,7 +355,12 @@ export class AgentSession {
     if (notices.length > 0) await this.append(notices.map((content) => ({ role: 'user', content })), { turn: this.turn, step: this.step });
   }
 
-  end(outcome: SessionOutcome): SessionResult {
+  /**
+   * Ends the session. A `compactNow` accepted during the last step is served first: its caller is
+   * waiting for the answer, and a workflow that completes under an open update leaves it unanswered.
+   */
+  async end(outcome: SessionOutcome): Promise<SessionResult> {
+    if (this.manualTickets > this.manualServed && patched(SERVE_COMPACT_NOW_AT_END_PATCH)) await this.runManualCompaction();
     this.outcome = outcome;
     this.status = SessionStatus.completed;
     if (outcome === SessionOutcome.stepLimit) {
