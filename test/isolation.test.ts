@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +11,7 @@ import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { totalRejected } from '../src/simulator/stats';
 import type { StoredMessage } from '../src/store/transcriptStore';
 import { requireBubblewrap, skipWithoutBubblewrap } from './helpers/bubblewrap';
+import { startHostService, type HostService } from './helpers/hostService';
 import { startStack, type Stack } from './helpers/stack';
 import { startWorkerProcess } from './helpers/workerProcess';
 
@@ -40,9 +40,7 @@ function results(rows: readonly StoredMessage[]): Array<{ name: string; args: st
 describe('isolation in a session', () => {
   let stack: Stack;
   let simulator: RunningSimulator;
-  let server: Server;
-  let port = 0;
-  let connections = 0;
+  let host: HostService;
   let outside: string;
 
   before(async () => {
@@ -50,17 +48,11 @@ describe('isolation in a session', () => {
     simulator = await startSimulator({});
     outside = mkdtempSync(join(tmpdir(), 'agentd-isolation-outside-'));
     writeFileSync(join(outside, 'secret.txt'), 'top secret');
-    server = createServer((socket) => {
-      connections += 1;
-      socket.end('HELLO-FROM-HOST\n');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    port = typeof address === 'object' && address !== null ? address.port : 0;
+    host = await startHostService();
   });
 
   after(async () => {
-    await new Promise<void>((resolve) => server?.close(() => resolve()));
+    await host?.close();
     await simulator?.stop();
     await stack?.stop();
     rmSync(outside, { recursive: true, force: true });
@@ -79,7 +71,7 @@ describe('isolation in a session', () => {
       ['run_command', { command: `ln -s ${join(outside, 'secret.txt')} secret-link && ln -s ${outside} out-dir && echo linked` }],
       ['read_file', { path: 'secret-link' }],
       ['write_file', { path: 'out-dir/pwned.txt', content: 'pwned' }],
-      ['run_command', { command: `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3'` }],
+      ['run_command', { command: `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${host.port} && cat <&3'` }],
       ['run_command', { command: `echo x > /etc/agentd-pwned; echo x > ${join(outside, 'pwned.txt')}` }],
       ['run_command', { command: 'bomb(){ bomb | bomb & }; bomb; sleep 2; echo bomb-over', timeoutSeconds: 6 }],
       ['run_command', { command: 'sleep 987123', timeoutSeconds: 2 }],
@@ -119,7 +111,7 @@ describe('isolation in a session', () => {
       assert.deepEqual(rest.map((entry) => entry.name), ['list_files', 'write_file', 'run_command', 'read_file', 'finish']);
       assert.deepEqual(rest.filter((entry) => entry.output.startsWith('error: ')), []);
 
-      assert.equal(connections, 0, 'nothing reached the host server');
+      assert.equal(host.connections(), 0, 'nothing reached the host server');
       assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'top secret');
       assert.equal(existsSync(join(outside, 'pwned.txt')), false);
       assert.equal(existsSync('/etc/agentd-pwned'), false);

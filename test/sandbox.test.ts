@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -11,6 +10,7 @@ import { runToolCall } from '../src/tools/runToolCall';
 import { type CommandSandbox, DEFAULT_COMMAND_LIMITS, detectCommandSandbox, SandboxKind } from '../src/tools/sandbox';
 import type { ToolContext, ToolOutcome } from '../src/tools/tool';
 import { requireBubblewrap, skipWithoutBubblewrap } from './helpers/bubblewrap';
+import { startHostService, type HostService } from './helpers/hostService';
 
 const registry = createBuiltinRegistry();
 let workspace: string;
@@ -110,22 +110,14 @@ describe('file tools refuse paths outside the workspace', skipWithoutBubblewrap(
 });
 
 describe('run_command under bubblewrap', skipWithoutBubblewrap(sandbox), () => {
-  let server: Server;
-  let port = 0;
-  let connections = 0;
+  let host: HostService;
 
   before(async () => {
-    server = createServer((socket) => {
-      connections += 1;
-      socket.end('HELLO-FROM-HOST\n');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    port = typeof address === 'object' && address !== null ? address.port : 0;
+    host = await startHostService();
   });
 
   after(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await host?.close();
   });
 
   test('the detected mode is bubblewrap', () => {
@@ -143,11 +135,11 @@ describe('run_command under bubblewrap', skipWithoutBubblewrap(sandbox), () => {
   test('a command that tries the network cannot reach even the host loopback', async () => {
     // bash's /dev/tcp: no client program needed, and bash is on every Debian system.
     const out = await call('run_command', {
-      command: `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3'; getent hosts example.com; echo done`,
+      command: `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${host.port} && cat <&3'; getent hosts example.com; echo done`,
     });
     assert.doesNotMatch(out.output, /HELLO-FROM-HOST/);
-    assert.match(out.output, new RegExp(`/dev/tcp/127.0.0.1/${port}: (Connection refused|Network is unreachable)`));
-    assert.equal(connections, 0, 'nothing reached the host server');
+    assert.match(out.output, new RegExp(`/dev/tcp/127.0.0.1/${host.port}: (Connection refused|Network is unreachable)`));
+    assert.equal(host.connections(), 0, 'nothing reached the host server');
     assert.match(out.output, /done\nexit code: 0$/);
   });
 

@@ -4,6 +4,9 @@ import type { Activities } from '../activities';
 import { ActivityFailureType } from '../activities/types';
 import type { SessionInput } from '../session/input';
 
+/** Tool calls on any queue: a few attempts (write tools run at most once anyway, DESIGN §6). */
+export const TOOL_RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 } as const;
+
 export function sessionActivities(input: SessionInput) {
   const store = proxyActivities<Pick<Activities, 'storeMessages'>>({
     startToCloseTimeout: '20 seconds',
@@ -24,7 +27,7 @@ export function sessionActivities(input: SessionInput) {
     // The tool enforces its own timeout; the extra minute covers loading, storing and killing.
     startToCloseTimeout: (input.toolTimeoutSeconds + 60) * 1000,
     heartbeatTimeout: '20 seconds',
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+    retry: TOOL_RETRY,
   });
   const compaction = proxyActivities<Pick<Activities, 'cutToolResults'>>({
     startToCloseTimeout: '1 minute',

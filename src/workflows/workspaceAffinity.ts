@@ -8,6 +8,7 @@ import type { Activities } from '../activities';
 import type { RunToolInput, RunToolResult, WorkspaceClaim } from '../activities/types';
 import { workspaceFailoverNotice } from '../model/noticeFormat';
 import type { SessionInput } from '../session/input';
+import { TOOL_RETRY } from './activityOptions';
 import type { WorkspaceReport } from '../session/state';
 
 /** Histories from before affinity ran every tool call on the shared queue; they must replay so. */
@@ -94,7 +95,7 @@ export class WorkspaceAffinity {
         // The tool enforces its own timeout; the extra minute covers loading, storing and killing.
         startToCloseTimeout: (this.input.toolTimeoutSeconds + 60) * 1000,
         heartbeatTimeout: '20 seconds',
-        retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+        retry: TOOL_RETRY,
       }).runTool;
       this.byQueue.set(taskQueue, runTool);
     }
