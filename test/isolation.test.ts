@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { totalRejected } from '../src/simulator/stats';
-import type { StoredMessage } from '../src/store/transcriptStore';
 import { requireBubblewrap, skipWithoutBubblewrap } from './helpers/bubblewrap';
 import { startHostService, type HostService } from './helpers/hostService';
 import { startStack, type Stack } from './helpers/stack';
+import { toolResults } from './helpers/transcriptChecks';
 import { startWorkerProcess } from './helpers/workerProcess';
 
 const MINUTE = 60_000;
@@ -20,21 +20,6 @@ const sandbox = requireBubblewrap();
 
 function scripted(calls: ReadonlyArray<readonly [string, Record<string, unknown>]>): string {
   return calls.map(([name, args]) => `[sim call ${name} ${JSON.stringify(args)}]`).join('\n');
-}
-
-/** The tool results of the session in order, paired with the call that asked for each. */
-function results(rows: readonly StoredMessage[]): Array<{ name: string; args: string; output: string }> {
-  const calls = new Map<string, { name: string; args: string }>();
-  const found: Array<{ name: string; args: string; output: string }> = [];
-  for (const row of rows) {
-    if (row.message.role === 'assistant') {
-      for (const call of row.message.tool_calls ?? []) calls.set(call.id, { name: call.function.name, args: call.function.arguments });
-    } else if (row.message.role === 'tool') {
-      const call = calls.get(row.message.tool_call_id);
-      found.push({ name: call?.name ?? '?', args: call?.args ?? '', output: row.message.content });
-    }
-  }
-  return found;
 }
 
 describe('isolation in a session', () => {
@@ -83,12 +68,15 @@ describe('isolation in a session', () => {
         task: `Try to get out of the workspace. [sim steps=${attempts.length + 4}]\n${scripted(attempts)}`,
         model: 'agentd-sim',
         toolTimeoutSeconds: 20,
+        // The fork bomb's "Cannot fork" flood varies with load; kept under the oversize threshold, it never
+        // turns into a view that the simulator would page through with read_output, shifting the script.
+        toolOutputCapChars: 20_000,
       });
       const result = await stack.sessions.result(handle.workflowId);
       assert.equal(result.outcome, 'finished');
       assert.equal(result.steps, attempts.length + 5);
 
-      const outputs = results(await stack.store.list(handle.workflowId));
+      const outputs = toolResults(await stack.store.list(handle.workflowId));
       const expected: RegExp[] = [
         /^error: path "\.\.\/escape\.txt" is outside the workspace$/,
         /^error: path ".*secret\.txt" is outside the workspace$/,
@@ -138,7 +126,7 @@ describe('isolation in a session', () => {
       const handle = await stack.sessions.start({ task: 'run something [sim steps=4]', model: 'agentd-sim' });
       const result = await stack.sessions.result(handle.workflowId);
       assert.equal(result.outcome, 'finished');
-      const outputs = results(await stack.store.list(handle.workflowId));
+      const outputs = toolResults(await stack.store.list(handle.workflowId));
       const command = outputs.find((entry) => entry.name === 'run_command');
       assert.ok(command);
       assert.match(command.output, /^error: bwrap \(Debian package bubblewrap\).* not found.*AGENTD_UNSANDBOXED_COMMANDS=1/);

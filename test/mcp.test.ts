@@ -20,6 +20,7 @@ import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { createBuiltinRegistry } from '../src/tools/registry';
 import { sessionTools } from '../src/tools/sessionTools';
 import { eventually, startStack, type Stack } from './helpers/stack';
+import { toolResults } from './helpers/transcriptChecks';
 import { SandboxKind } from '../src/tools/sandbox';
 
 /** MCP tools run no shell commands themselves; run_command's sandbox does not apply to them. */
@@ -49,10 +50,6 @@ async function startEverythingHttp(port?: number): Promise<{ url: string; child:
     child.once('exit', (code) => reject(new Error(`everything (http) exited with ${code}: ${said}`)));
   });
   return { url: `http://127.0.0.1:${port}/mcp`, child };
-}
-
-function toolContents(rows: Awaited<ReturnType<Stack['store']['list']>>): string[] {
-  return rows.flatMap((row) => (row.message.role === 'tool' ? [row.message.content] : []));
 }
 
 describe('MCP servers as tool sources', () => {
@@ -137,7 +134,7 @@ describe('MCP servers as tool sources', () => {
         assert.equal(result.steps, 6, 'five scripted calls and finish');
 
         assert.equal(readFileSync(join(workspace, 'notes.txt'), 'utf8'), 'written through MCP', 'the file is in the session workspace');
-        const outputs = toolContents(await stack.store.list(sessionId));
+        const outputs = toolResults(await stack.store.list(sessionId)).map((result) => result.output);
         assert.equal(outputs.length, 6);
         assert.doesNotMatch(outputs[0] ?? '', /^error/, 'a relative path is taken inside the workspace the server was started for');
         assert.equal(outputs[1], 'written through MCP');
@@ -178,7 +175,7 @@ describe('MCP servers as tool sources', () => {
 
         const result = await stack.sessions.result(handle.workflowId);
         assert.equal(result.outcome, 'finished');
-        const outputs = toolContents(await stack.store.list(sessionId));
+        const outputs = toolResults(await stack.store.list(sessionId)).map((result) => result.output);
         assert.match(
           outputs[0] ?? '',
           /^error: MCP server "everything" stopped answering during tool trigger-long-running-operation .*started again on the next call/,

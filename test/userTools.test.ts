@@ -17,6 +17,7 @@ import { loadUserTools, ToolModuleError } from '../src/tools/userTools';
 import { startWorkerFromConfig } from '../src/worker';
 import { entryPoint, finished, spawnNode } from './helpers/processes';
 import { startStack, type Stack } from './helpers/stack';
+import { toolResults } from './helpers/transcriptChecks';
 
 const ZOD = JSON.stringify(require.resolve('zod'));
 const BUILTIN_NAMES = builtinTools.map((tool) => tool.name);
@@ -213,7 +214,7 @@ describe('a worker started from its configuration', () => {
       const handle = await stack.sessions.start({ task, model: 'agentd-sim' }, { sessionId: 'user-tool' });
       const result = await stack.sessions.result(handle.workflowId);
       assert.equal(result.outcome, 'finished');
-      const outputs = (await stack.store.list('user-tool')).flatMap((row) => (row.message.role === 'tool' ? [row.message.content] : []));
+      const outputs = toolResults(await stack.store.list('user-tool')).map((result) => result.output);
       assert.equal(outputs[0], '3 words (counted in user-tool)', 'the user tool ran in the session workspace');
       assert.equal(outputs[1], 'Echo: hi');
       assert.ok(logged.some((line) => line.includes('user tools from') && line.includes('count_words')), logged.join('\n'));

@@ -19,6 +19,30 @@ function isView(row: StoredMessage): boolean {
   return row.meta.kind === 'view';
 }
 
+/** A tool result as the session received it, paired with the call that asked for it. */
+export interface ToolResult {
+  name: string;
+  args: string;
+  output: string;
+}
+
+/** The tool results in seq order, without the views that compaction later put in their place. */
+export function toolResults(rows: readonly StoredMessage[]): ToolResult[] {
+  const calls = new Map<string, { name: string; args: string }>();
+  const found: ToolResult[] = [];
+  for (const row of rows) {
+    if (isView(row)) continue;
+    const { message } = row;
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) calls.set(call.id, { name: call.function.name, args: call.function.arguments });
+    } else if (message.role === 'tool') {
+      const call = calls.get(message.tool_call_id);
+      found.push({ name: call?.name ?? '?', args: call?.args ?? '', output: message.content });
+    }
+  }
+  return found;
+}
+
 /**
  * Problems with tool pairing, in seq order: a tool row must answer a call declared by the nearest
  * preceding assistant row, once, and every declared call must be answered before the next assistant
