@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { createActivities, type ActivityDeps } from '../src/activities';
 import type { RunToolResult } from '../src/activities/types';
 import { freePort } from '../src/devServer/freePort';
-import type { McpServerConfig } from '../src/mcp/config';
+import { McpServersSchema, type McpServerConfig } from '../src/mcp/config';
 import { McpHub } from '../src/mcp/hub';
 import { createModelClient } from '../src/model/client';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
@@ -60,11 +60,11 @@ describe('MCP servers as tool sources', () => {
   before(async () => {
     stack = await startStack();
     http = await startEverythingHttp();
-    servers = [
+    servers = McpServersSchema.parse([
       { name: 'fs', transport: 'stdio', command: process.execPath, args: [FILESYSTEM, '{workspace}'] },
       { name: 'everything', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'] },
       { name: 'web', transport: 'http', url: http.url },
-    ];
+    ]);
   });
   after(async () => {
     http?.child.kill();
@@ -226,6 +226,40 @@ describe('MCP servers as tool sources', () => {
       await hub.toolsFor(join(stack.workspaceRoot, 'idle'));
       const second = hub.processes()[0];
       assert.ok(second && second.pid !== first.pid);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('keeps a per-workspace server within maxInstances, stopping the least recently used idle instance', async () => {
+    // `{workspace}` in env makes the everything server per-workspace; its long operation keeps one instance busy.
+    const [perWorkspace] = McpServersSchema.parse([
+      { name: 'ev', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: { SEEN: '{workspace}' }, maxInstances: 2 },
+    ]);
+    assert.ok(perWorkspace);
+    const hub = new McpHub([perWorkspace]);
+    const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 30_000, outputCapChars: 10_000, sandbox: NO_COMMANDS };
+    const toolIn = async (workspace: string, name: string) => {
+      const tool = (await hub.toolsFor(join(stack.workspaceRoot, workspace))).find((t) => t.name === name);
+      assert.ok(tool, `${name} listed for ${workspace}`);
+      return tool;
+    };
+    const workspacesRunning = () => hub.processes().map((p) => p.workspace?.split('/').pop()).sort();
+    try {
+      const long = (await toolIn('busy', 'ev__trigger-long-running-operation')).run({ duration: 3, steps: 3 }, ctx);
+      await toolIn('idle', 'ev__echo');
+      assert.deepEqual(workspacesRunning(), ['busy', 'idle']);
+      // A third workspace: 'busy' was used first but has a call in flight, so 'idle' is the one stopped.
+      const echo = await toolIn('third', 'ev__echo');
+      assert.deepEqual(workspacesRunning(), ['busy', 'third']);
+      assert.equal((await echo.run({ message: 'hi' }, ctx)).output, 'Echo: hi');
+      assert.match((await long).output, /Long running operation completed/);
+      // A tool listed before its instance was stopped reaches a fresh instance, which the hub counts.
+      const stale = await toolIn('idle', 'ev__echo');
+      await toolIn('fourth', 'ev__echo');
+      await toolIn('fifth', 'ev__echo');
+      assert.equal((await stale.run({ message: 'again' }, ctx)).output, 'Echo: again');
+      assert.deepEqual(workspacesRunning(), ['fifth', 'idle']);
     } finally {
       await hub.close();
     }

@@ -130,6 +130,7 @@ describe('MCP configuration', () => {
     const cases: [unknown, RegExp][] = [
       [[{ name: 'a', transport: 'stdio' }], /servers\[0\]\.command/],
       [[{ name: 'a', transport: 'ftp', url: 'x' }], /servers\[0\]\.transport/],
+      [[{ name: 'a', transport: 'stdio', command: 'x', maxInstances: 0 }], /servers\[0\]\.maxInstances/],
       [[{ name: 'a b', transport: 'http', url: 'http://x/' }], /servers\[0\]\.name: expected 1-32 characters/],
       [[{ name: 'a', transport: 'http', url: 'http://x/', extra: 1 }], /servers\[0\]/],
       [

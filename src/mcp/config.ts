@@ -21,6 +21,12 @@ export const StdioServerSchema = z
     /** Added to the few variables (PATH, HOME…) a server inherits; the worker's secrets are not passed on. */
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().optional(),
+    /**
+     * With `{workspace}`: how many instances (one per session workspace) may run at once; past it, the
+     * least recently used idle one is stopped. A worker hosting hundreds of sessions would otherwise
+     * hold hundreds of server processes until the idle timeout.
+     */
+    maxInstances: z.number().int().min(1).default(32),
   })
   .strict();
 

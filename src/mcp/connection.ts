@@ -40,6 +40,7 @@ export class McpConnection {
   private readonly stderr = new OutputTail(4000);
   /** How many times a server process was started (or an HTTP session opened); restarts are this minus one. */
   starts = 0;
+  private callsInFlight = 0;
 
   constructor(
     readonly server: McpServerConfig,
@@ -51,6 +52,11 @@ export class McpConnection {
   get pid(): number | undefined {
     const transport = this.live?.transport;
     return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+  }
+
+  /** True while a call runs or the server is starting: stopping the instance now would break that call. */
+  get busy(): boolean {
+    return this.callsInFlight > 0 || this.connecting !== undefined;
   }
 
   /** The server's tools, listed once per connection and again after it announces a change. */
@@ -76,18 +82,23 @@ export class McpConnection {
   }
 
   async call(name: string, args: Record<string, unknown>, options: { signal: AbortSignal; timeoutMs: number }): Promise<CallToolResult> {
-    const live = await this.connect();
-    return this.guard(live, `tool ${name}`, options.timeoutMs, options.signal, async () => {
-      const result = await live.client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
-        timeout: options.timeoutMs,
+    this.callsInFlight += 1;
+    try {
+      const live = await this.connect();
+      return await this.guard(live, `tool ${name}`, options.timeoutMs, options.signal, async () => {
+        const result = await live.client.callTool({ name, arguments: args }, undefined, {
+          signal: options.signal,
+          timeout: options.timeoutMs,
+        });
+        // Servers on the old protocol answer `{ toolResult }`; agentd needs content blocks.
+        if (!('content' in result)) {
+          return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] } as CallToolResult;
+        }
+        return result as CallToolResult;
       });
-      // Servers on the old protocol answer `{ toolResult }`; agentd needs content blocks.
-      if (!('content' in result)) {
-        return { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] } as CallToolResult;
-      }
-      return result as CallToolResult;
-    });
+    } finally {
+      this.callsInFlight -= 1;
+    }
   }
 
   async close(): Promise<void> {

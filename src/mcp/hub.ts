@@ -1,7 +1,8 @@
 /**
  * A worker's MCP servers: one shared instance per server, except servers told the session's folder
  * (`{workspace}` in args, env or cwd), which get an instance per session workspace, started on first
- * use and stopped after sitting idle. Processes and sockets live here.
+ * use and stopped after sitting idle or to stay within the server's `maxInstances`. Processes and
+ * sockets live here.
  */
 import type { Tool } from '../tools/tool';
 import { isPerWorkspace, type McpServerConfig } from './config';
@@ -40,8 +41,8 @@ export class McpHub {
   async toolsFor(workspace: string): Promise<Tool[]> {
     const perServer = await Promise.all(
       this.servers.map(async (server) => {
-        const connection = this.instanceFor(server, workspace);
-        return (await connection.tools()).map((info) => mcpTool(connection, info));
+        const infos = await this.instanceFor(server, workspace).tools();
+        return infos.map((info) => mcpTool(server, info, () => this.instanceFor(server, workspace)));
       }),
     );
     const tools = perServer.flat();
@@ -73,11 +74,28 @@ export class McpHub {
     const key = own ? `${server.name}\0${workspace}` : server.name;
     let instance = this.instances.get(key);
     if (instance === undefined) {
+      if (own) this.makeRoomFor(server);
       instance = { connection: new McpConnection(server, own ? workspace : undefined), lastUsed: Date.now() };
       this.instances.set(key, instance);
     }
     instance.lastUsed = Date.now();
     return instance.connection;
+  }
+
+  /**
+   * Stops the least recently used idle instance of a per-workspace server that has `maxInstances`
+   * running. When every one of them is busy the new instance starts anyway: refusing would fail a
+   * session's call, and the count comes back down at the next start or sweep.
+   */
+  private makeRoomFor(server: McpServerConfig): void {
+    if (server.transport !== 'stdio') return;
+    const running = [...this.instances.entries()].filter(([, { connection }]) => connection.server === server);
+    if (running.length < server.maxInstances) return;
+    const [oldest] = running.filter(([, { connection }]) => !connection.busy).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    if (oldest === undefined) return;
+    const [key, { connection }] = oldest;
+    this.instances.delete(key);
+    void connection.close();
   }
 
   private async stopIdle(): Promise<void> {
