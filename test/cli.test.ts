@@ -49,6 +49,12 @@ describe('command lines', () => {
       const rows = JSON.parse(list.stdout) as Array<{ sessionId: string; status: string }>;
       assert.ok(rows.some((row) => row.sessionId === 'cli-session-1' && row.status === 'COMPLETED'));
     });
+    // The worker is gone: a query would wait for one to replay the closed workflow, the result need not.
+    const afterWorkers = await agentd('status', 'cli-session-1', '--json');
+    assert.equal(afterWorkers.code, 0, afterWorkers.stderr);
+    const final = JSON.parse(afterWorkers.stdout) as SessionState;
+    assert.deepEqual([final.status, final.outcome, final.step], ['completed', 'finished', 4]);
+    assert.ok(final.context.messages > 0);
   });
 
   it('answers the stock temporal CLI: query state', async () => {

@@ -32,10 +32,12 @@ export function rowFromState(base: Pick<SessionRow, 'sessionId' | 'status' | 'st
 
 /** A row from the result of a completed session (no worker needed to read it). */
 export function rowFromResult(base: Pick<SessionRow, 'sessionId' | 'status' | 'startedAt'>, result: SessionResult): SessionRow {
+  const context = result.finalState?.context;
   return {
     ...base,
     sessionStatus: result.outcome,
     step: result.steps,
+    ...(context ? { context: { tokens: context.tokens, window: context.window } } : {}),
     ...(result.spend?.price ? { costUsd: result.spend.costUsd } : {}),
   };
 }

@@ -76,8 +76,18 @@ export class SessionClient {
     return this.client.workflow.getHandle(sessionId);
   }
 
-  state(sessionId: string): Promise<SessionState> {
-    return this.handle(sessionId).query(stateQuery);
+  /**
+   * The session's state: from the `state` query while it runs, from its result once it completed
+   * (a query would need a worker to replay the closed workflow, and none may be left running).
+   */
+  async state(sessionId: string): Promise<SessionState> {
+    const handle = this.handle(sessionId);
+    const { status } = await handle.describe();
+    if (status.name === 'COMPLETED') {
+      const { finalState } = (await handle.result()) as SessionResult;
+      if (finalState) return finalState;
+    }
+    return handle.query(stateQuery);
   }
 
   send(sessionId: string, text: string): Promise<void> {

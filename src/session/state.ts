@@ -169,4 +169,10 @@ export interface SessionResult {
   usage: UsageTotals;
   /** Absent in results of sessions that ended before the spend ledger existed. */
   spend?: SpendReport;
+  /**
+   * The `state` query's answer as the session ended. Querying a closed workflow replays it on a
+   * worker; this lets `agentd status` read a finished session when no worker runs. Absent in
+   * results of sessions that ended before it existed.
+   */
+  finalState?: SessionState;
 }

@@ -377,6 +377,7 @@ export class AgentSession {
       steps: this.step,
       usage: { ...this.usage },
       spend: this.budget.spend(),
+      finalState: this.state(),
     };
   }
 

@@ -10,7 +10,9 @@ export const statusCommand: Command = {
   help: `usage: agentd status <id> [--json]
 
 Prints the session's state: status, turn and step, context estimate against its window, usage,
-recent tool calls and warnings. Exit code 3 when no such session exists.
+recent tool calls and warnings. A completed session's state is read from its result, so no worker
+needs to be running; other closed sessions are replayed by a worker. Exit code 3 when no such
+session exists.
 
   --json   the raw state query result
 ${CONNECTION_HELP}`,
