@@ -5,10 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../src/activities';
-import type { RunToolResult, SummarizeInput, SummarizeResult } from '../src/activities/types';
+import type { CallModelInput, RunToolResult, SummarizeInput, SummarizeResult } from '../src/activities/types';
 import { isSummaryMessage, SUMMARY_SECTIONS } from '../src/model/summaryFormat';
 import type { SimulatorOptions } from '../src/simulator/options';
 import { totalRejected } from '../src/simulator/stats';
@@ -57,6 +57,32 @@ describe('activities on retry', () => {
     assert.deepEqual(result.usage, { promptTokens: 40, completionTokens: 9 });
     assert.deepEqual(result.measure.declares, ['call_1']);
     assert.equal(simulator.stats().requests, 0);
+  });
+
+  it('callModel cut short by a cancellation reports the cancellation, not a model outage', async () => {
+    const slow = await startSimulator({ latencyMs: 10_000 });
+    const slowActivities = createActivities({
+      store,
+      model: createModelClient({ baseURL: slow.baseURL }),
+      tools: createBuiltinRegistry(),
+      workspaceRoot: join(dir, 'workspaces'),
+    });
+    try {
+      await store.put('cancelled', 0, { role: 'user', content: 'task' });
+      const env = new MockActivityEnvironment();
+      const input: CallModelInput = { sessionId: 'cancelled', seq: 1, context: [[0, 0]], model: 'agentd-sim' };
+      const call = env.run(slowActivities.callModel, input);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      env.cancel('WORKER_SHUTDOWN');
+      await assert.rejects(call, (error: unknown) => {
+        assert.ok(error instanceof CancelledFailure, `got ${String(error)}`);
+        assert.equal(error.message, 'WORKER_SHUTDOWN');
+        return true;
+      });
+      assert.equal(await store.get('cancelled', 1), undefined, 'nothing stored for the cut-short call');
+    } finally {
+      await slow.stop();
+    }
   });
 
   it('runTool returns the stored result without running the tool', async () => {
