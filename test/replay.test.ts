@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { compactNowUpdate } from '../src/session/definitions';
 import { repoRoot } from './helpers/repo';
 import { eventually, startStack, type Stack } from './helpers/stack';
 
@@ -71,6 +72,29 @@ describe('replay', () => {
     await Worker.runReplayHistory({ workflowBundle: stack.bundle }, history);
     if (process.env.AGENTD_RECORD_HISTORIES === '1') {
       writeFileSync(join(FIXTURES, 'continued-as-new-first-run.pb'), History.encode(history).finish());
+    }
+  });
+
+  it('replays a session paused by a budget guard, compacted on request while paused, then approved', async () => {
+    const history = await stack.withWorker({}, async () => {
+      const handle = await stack.sessions.start({ task: 'replay a pause [sim steps=5]', model: 'agentd-sim', maxSteps: 2 });
+      await eventually(async () => {
+        const state = await stack.sessions.state(handle.workflowId);
+        return state.status === 'waiting_for_approval' ? state : undefined;
+      }, 'waiting_for_approval');
+      await handle.executeUpdate(compactNowUpdate);
+      await stack.sessions.approve(handle.workflowId, { maxSteps: 10 });
+      assert.equal((await stack.sessions.result(handle.workflowId)).outcome, 'finished');
+      return handle.fetchHistory();
+    });
+    const patchIds = (history.events ?? []).flatMap((event) => {
+      const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+      return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
+    });
+    assert.deepEqual(patchIds, ['workspace-affinity', 'budget-guards-pause'], 'the patched paths this fixture keeps replayable');
+    await Worker.runReplayHistory({ workflowBundle: stack.bundle }, history);
+    if (process.env.AGENTD_RECORD_HISTORIES === '1') {
+      writeFileSync(join(FIXTURES, 'budget-pause-approve.pb'), History.encode(history).finish());
     }
   });
 
