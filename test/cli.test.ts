@@ -98,6 +98,25 @@ describe('command lines', () => {
     assert.match(unreachable.stderr, /agentd dev/);
   });
 
+  it('with no worker running: list shows a running session without waiting on it, status exits 4 and says why', async () => {
+    const handle = await stack.sessions.start({ task: 'nobody works on this', model: 'agentd-sim' }, { sessionId: 'cli-no-worker' });
+    try {
+      const list = await agentd('list', '--json');
+      assert.equal(list.code, 0, list.stderr);
+      const rows = JSON.parse(list.stdout) as Array<{ sessionId: string; status: string; step?: number }>;
+      assert.deepEqual(rows.find((row) => row.sessionId === 'cli-no-worker'), {
+        sessionId: 'cli-no-worker',
+        status: 'RUNNING',
+        startedAt: (await handle.describe()).startTime.toISOString(),
+      });
+      const status = await agentd('status', 'cli-no-worker');
+      assert.equal(status.code, 4, status.stderr);
+      assert.match(status.stderr, /session cli-no-worker did not answer its state query: no worker took it in time .*agentd worker/);
+    } finally {
+      await handle.terminate('test over');
+    }
+  });
+
   it('prints help for every command', async () => {
     const overview = await agentd('--help');
     assert.equal(overview.code, 0);

@@ -1,6 +1,7 @@
 /** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { ENCRYPTED_ENCODING } from '../codec/aesGcmCodec';
+import { NoWorkerAnsweredError } from '../client/sessionClient';
 import { ENCRYPTION_ENV, EncryptionSettingsError } from '../codec/encryptionKeys';
 import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
@@ -88,6 +89,10 @@ function reportError(command: Command, error: unknown): number {
     const cause = error.cause;
     console.error(`agentd ${command.name}: session failed: ${cause?.message ?? error.message}`);
     return ExitCode.failure;
+  }
+  if (error instanceof NoWorkerAnsweredError) {
+    console.error(`agentd ${command.name}: ${error.message}`);
+    return ExitCode.unavailable;
   }
   const message = error instanceof Error ? error.message : String(error);
   if (isUnreachable(error)) {

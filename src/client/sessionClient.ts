@@ -2,7 +2,7 @@
  * Starting and steering sessions from code: input resolved and validated before anything is sent,
  * then the workflow started under the public names of `session/definitions`.
  */
-import { Client, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, ServiceError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { agentdDataConverter } from '../codec/dataConverter';
 import type { EncryptionKeys } from '../codec/encryptionKeys';
@@ -79,15 +79,22 @@ export class SessionClient {
   /**
    * The session's state: from the `state` query while it runs, from its result once it completed
    * (a query would need a worker to replay the closed workflow, and none may be left running).
+   * A query waits for a worker (the server gives up after 30 s); `waitMs` sets a shorter wait.
    */
-  async state(sessionId: string): Promise<SessionState> {
+  async state(sessionId: string, options: { waitMs?: number } = {}): Promise<SessionState> {
     const handle = this.handle(sessionId);
     const { status } = await handle.describe();
     if (status.name === 'COMPLETED') {
       const { finalState } = (await handle.result()) as SessionResult;
       if (finalState) return finalState;
     }
-    return handle.query(stateQuery);
+    const query = () => handle.query(stateQuery);
+    try {
+      return await (options.waitMs === undefined ? query() : this.client.withDeadline(Date.now() + options.waitMs, query));
+    } catch (error) {
+      if (isDeadlineExceeded(error)) throw new NoWorkerAnsweredError(sessionId, { cause: error });
+      throw error;
+    }
   }
 
   send(sessionId: string, text: string): Promise<void> {
@@ -102,6 +109,30 @@ export class SessionClient {
   result(sessionId: string): Promise<SessionResult> {
     return this.handle(sessionId).result() as Promise<SessionResult>;
   }
+}
+
+/** A state query that no worker took in time: the session's workers are down, or poll another server or namespace. */
+export class NoWorkerAnsweredError extends Error {
+  override readonly name = 'NoWorkerAnsweredError';
+  constructor(
+    readonly sessionId: string,
+    options: { cause: unknown },
+  ) {
+    super(
+      `session ${sessionId} did not answer its state query: no worker took it in time ` +
+        `(is \`agentd worker\` running for task queue ${TASK_QUEUE} on this server and namespace?)`,
+      options,
+    );
+  }
+}
+
+/** gRPC's DEADLINE_EXCEEDED: the server's own query timeout and a client deadline both end this way. */
+const GRPC_DEADLINE_EXCEEDED = 4;
+
+function isDeadlineExceeded(error: unknown): boolean {
+  if (!(error instanceof ServiceError)) return false;
+  const cause: unknown = error.cause;
+  return typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === GRPC_DEADLINE_EXCEEDED;
 }
 
 export { WorkflowNotFoundError };

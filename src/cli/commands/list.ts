@@ -1,4 +1,5 @@
 /** `agentd list`: every agentSession the server knows, newest first, with status, steps, context fill and cost. */
+import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { connectClient, SessionClient } from '../../client/sessionClient';
 import { WORKFLOW_TYPE } from '../../session/definitions';
 import { ExitCode, type Command } from '../command';
@@ -11,8 +12,9 @@ export const listCommand: Command = {
   help: `usage: agentd list [--limit N] [--json]
 
 Lists agentSession workflows, newest first: id, status, steps, context fill, cost and start time.
-Running sessions answer the state query (so a paused one shows waiting_for_approval and why);
-completed ones are read from their result. A dash means the session could not say.
+Running sessions answer the state query (so a paused one shows waiting_for_approval and why),
+each given 5 s, since with no worker up nobody answers; completed ones are read from their
+result. A dash means the session could not say.
 
   --limit N   at most N sessions (default 50)
   --json      one JSON array
@@ -23,25 +25,32 @@ ${CONNECTION_HELP}`,
     const config = configWith(values);
     const client = await connectClient(config);
     const sessions = new SessionClient(client);
-    const rows: SessionRow[] = [];
+    const executions: WorkflowExecutionInfo[] = [];
     for await (const execution of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPE}'` })) {
-      const base = {
-        sessionId: execution.workflowId,
-        status: execution.status.name,
-        startedAt: execution.startTime.toISOString(),
-      };
-      let row: SessionRow = base;
-      if (execution.status.name === 'RUNNING') {
-        const state = await sessions.state(execution.workflowId).catch(() => undefined);
-        if (state) row = rowFromState(base, state);
-      } else if (execution.status.name === 'COMPLETED') {
-        const result = await sessions.result(execution.workflowId).catch(() => undefined);
-        if (result) row = rowFromResult(base, result);
-      }
-      rows.push(row);
-      if (rows.length >= limit) break;
+      executions.push(execution);
+      if (executions.length >= limit) break;
     }
+    const rows = await Promise.all(executions.map((execution) => rowOf(sessions, execution)));
     console.log(values.json ? JSON.stringify(rows, null, 2) : renderSessionTable(rows));
     return ExitCode.ok;
   },
 };
+
+/**
+ * Running sessions get a short wait for their state query: with no worker up, the server's 30 s
+ * for each would leave the list hanging; their row then shows what the server knows.
+ */
+const RUNNING_STATE_WAIT_MS = 5_000;
+
+async function rowOf(sessions: SessionClient, execution: WorkflowExecutionInfo): Promise<SessionRow> {
+  const base = { sessionId: execution.workflowId, status: execution.status.name, startedAt: execution.startTime.toISOString() };
+  if (execution.status.name === 'RUNNING') {
+    const state = await sessions.state(execution.workflowId, { waitMs: RUNNING_STATE_WAIT_MS }).catch(() => undefined);
+    return state ? rowFromState(base, state) : base;
+  }
+  if (execution.status.name === 'COMPLETED') {
+    const result = await sessions.result(execution.workflowId).catch(() => undefined);
+    return result ? rowFromResult(base, result) : base;
+  }
+  return base;
+}

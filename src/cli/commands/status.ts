@@ -12,7 +12,7 @@ export const statusCommand: Command = {
 Prints the session's state: status, turn and step, context estimate against its window, usage,
 recent tool calls and warnings. A completed session's state is read from its result, so no worker
 needs to be running; other closed sessions are replayed by a worker. Exit code 3 when no such
-session exists.
+session exists, 4 when no worker answered the query (the server waits 30 s for one).
 
   --json   the raw state query result
 ${CONNECTION_HELP}`,
