@@ -231,20 +231,28 @@ describe('MCP servers as tool sources', () => {
     }
   });
 
-  it('keeps a per-workspace server within maxInstances, stopping the least recently used idle instance', async () => {
-    // `{workspace}` in env makes the everything server per-workspace; its long operation keeps one instance busy.
-    const [perWorkspace] = McpServersSchema.parse([
-      { name: 'ev', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: { SEEN: '{workspace}' }, maxInstances: 2 },
+  /**
+   * The everything server made per-workspace by `{workspace}` in its env (its long operation keeps an
+   * instance busy), with helpers to list a workspace's tool and name the workspaces running.
+   */
+  function perWorkspaceEverything(options: { maxInstances?: number; idleMs?: number }) {
+    const [server] = McpServersSchema.parse([
+      { name: 'ev', transport: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: { SEEN: '{workspace}' }, maxInstances: options.maxInstances },
     ]);
-    assert.ok(perWorkspace);
-    const hub = new McpHub([perWorkspace]);
-    const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 30_000, outputCapChars: 10_000, sandbox: NO_COMMANDS };
+    assert.ok(server);
+    const hub = new McpHub([server], options.idleMs === undefined ? {} : { idleMs: options.idleMs });
     const toolIn = async (workspace: string, name: string) => {
       const tool = (await hub.toolsFor(join(stack.workspaceRoot, workspace))).find((t) => t.name === name);
       assert.ok(tool, `${name} listed for ${workspace}`);
       return tool;
     };
     const workspacesRunning = () => hub.processes().map((p) => p.workspace?.split('/').pop()).sort();
+    const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 30_000, outputCapChars: 10_000, sandbox: NO_COMMANDS };
+    return { hub, toolIn, workspacesRunning, ctx };
+  }
+
+  it('keeps a per-workspace server within maxInstances, stopping the least recently used idle instance', async () => {
+    const { hub, toolIn, workspacesRunning, ctx } = perWorkspaceEverything({ maxInstances: 2 });
     try {
       const long = (await toolIn('busy', 'ev__trigger-long-running-operation')).run({ duration: 3, steps: 3 }, ctx);
       await toolIn('idle', 'ev__echo');
@@ -260,6 +268,19 @@ describe('MCP servers as tool sources', () => {
       await toolIn('fifth', 'ev__echo');
       assert.equal((await stale.run({ message: 'again' }, ctx)).output, 'Echo: again');
       assert.deepEqual(workspacesRunning(), ['fifth', 'idle']);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('does not stop a per-workspace server for idleness while a call runs on it', async () => {
+    const { hub, toolIn, workspacesRunning, ctx } = perWorkspaceEverything({ idleMs: 300 });
+    try {
+      const tool = await toolIn('long', 'ev__trigger-long-running-operation');
+      const pid = hub.processes()[0]?.pid;
+      assert.match((await tool.run({ duration: 2, steps: 2 }, ctx)).output, /Long running operation completed/);
+      assert.equal(hub.processes()[0]?.pid, pid, 'the same process answered, though the call outlasted idleMs');
+      await eventually(async () => (workspacesRunning().length === 0 ? true : undefined), 'the idle server to stop', 10_000);
     } finally {
       await hub.close();
     }

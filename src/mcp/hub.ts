@@ -101,7 +101,7 @@ export class McpHub {
   private async stopIdle(): Promise<void> {
     const cutoff = Date.now() - this.idleMs;
     const idle = [...this.instances.entries()].filter(
-      ([, { connection, lastUsed }]) => connection.workspace !== undefined && lastUsed < cutoff,
+      ([, { connection, lastUsed }]) => connection.workspace !== undefined && lastUsed < cutoff && !connection.busy,
     );
     for (const [key] of idle) this.instances.delete(key);
     await Promise.all(idle.map(([, { connection }]) => connection.close()));
