@@ -40,6 +40,8 @@ export class McpConnection {
   private readonly stderr = new OutputTail(4000);
   /** How many times a server process was started (or an HTTP session opened); restarts are this minus one. */
   starts = 0;
+  /** When the hub last handed this instance out or a call on it ended: the idle sweep counts from here. */
+  lastUsed = Date.now();
   private callsInFlight = 0;
 
   constructor(
@@ -98,6 +100,7 @@ export class McpConnection {
       });
     } finally {
       this.callsInFlight -= 1;
+      this.lastUsed = Date.now();
     }
   }
 

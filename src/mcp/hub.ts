@@ -14,13 +14,8 @@ export interface McpHubOptions {
   idleMs?: number;
 }
 
-interface Instance {
-  connection: McpConnection;
-  lastUsed: number;
-}
-
 export class McpHub {
-  private readonly instances = new Map<string, Instance>();
+  private readonly instances = new Map<string, McpConnection>();
   private readonly idleMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -57,7 +52,7 @@ export class McpHub {
 
   /** Running server processes, for operators and tests (a test kills one to see it restarted). */
   processes(): { server: string; workspace?: string; pid: number; starts: number }[] {
-    return [...this.instances.values()].flatMap(({ connection: { server, workspace, pid, starts } }) =>
+    return [...this.instances.values()].flatMap(({ server, workspace, pid, starts }) =>
       pid === undefined ? [] : [{ server: server.name, ...(workspace === undefined ? {} : { workspace }), pid, starts }],
     );
   }
@@ -66,20 +61,20 @@ export class McpHub {
     clearInterval(this.sweeper);
     const all = [...this.instances.values()];
     this.instances.clear();
-    await Promise.all(all.map(({ connection }) => connection.close()));
+    await Promise.all(all.map((connection) => connection.close()));
   }
 
   private instanceFor(server: McpServerConfig, workspace: string): McpConnection {
     const own = isPerWorkspace(server);
     const key = own ? `${server.name}\0${workspace}` : server.name;
-    let instance = this.instances.get(key);
-    if (instance === undefined) {
+    let connection = this.instances.get(key);
+    if (connection === undefined) {
       if (own) this.makeRoomFor(server);
-      instance = { connection: new McpConnection(server, own ? workspace : undefined), lastUsed: Date.now() };
-      this.instances.set(key, instance);
+      connection = new McpConnection(server, own ? workspace : undefined);
+      this.instances.set(key, connection);
     }
-    instance.lastUsed = Date.now();
-    return instance.connection;
+    connection.lastUsed = Date.now();
+    return connection;
   }
 
   /**
@@ -89,11 +84,11 @@ export class McpHub {
    */
   private makeRoomFor(server: McpServerConfig): void {
     if (server.transport !== 'stdio') return;
-    const running = [...this.instances.entries()].filter(([, { connection }]) => connection.server === server);
+    const running = [...this.instances.entries()].filter(([, connection]) => connection.server === server);
     if (running.length < server.maxInstances) return;
-    const [oldest] = running.filter(([, { connection }]) => !connection.busy).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+    const [oldest] = running.filter(([, connection]) => !connection.busy).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
     if (oldest === undefined) return;
-    const [key, { connection }] = oldest;
+    const [key, connection] = oldest;
     this.instances.delete(key);
     void connection.close();
   }
@@ -101,9 +96,9 @@ export class McpHub {
   private async stopIdle(): Promise<void> {
     const cutoff = Date.now() - this.idleMs;
     const idle = [...this.instances.entries()].filter(
-      ([, { connection, lastUsed }]) => connection.workspace !== undefined && lastUsed < cutoff && !connection.busy,
+      ([, connection]) => connection.workspace !== undefined && connection.lastUsed < cutoff && !connection.busy,
     );
     for (const [key] of idle) this.instances.delete(key);
-    await Promise.all(idle.map(([, { connection }]) => connection.close()));
+    await Promise.all(idle.map(([, connection]) => connection.close()));
   }
 }
