@@ -14,6 +14,7 @@ import { totalRejected } from '../src/simulator/stats';
 import { isNotice } from '../src/model/noticeFormat';
 import type { StoredMessage } from '../src/store/transcriptStore';
 import { eventually, startStack, type Stack } from './helpers/stack';
+import { toolResults } from './helpers/transcriptChecks';
 import { startWorkerProcess, type WorkerProcess } from './helpers/workerProcess';
 
 const MINUTE = 60_000;
@@ -44,16 +45,7 @@ describe('worker affinity for workspaces', () => {
     for (const host of HOSTS) {
       const root = join(stack.dir, `workspaces-${host}`);
       roots.set(host, root);
-      workers.set(
-        host,
-        startWorkerProcess({
-          temporalAddress: stack.temporal.address,
-          storeFile: stack.storeFile,
-          workspaceRoot: root,
-          modelBaseURL: simulator.baseURL,
-          extra: { AGENTD_HOST_ID: host },
-        }),
-      );
+      workers.set(host, startHostWorker(host, root));
     }
   });
 
@@ -99,8 +91,19 @@ describe('worker affinity for workspaces', () => {
     }).length;
   }
 
+  /** A worker process serving `host`'s queue with its workspaces under `root`. */
+  function startHostWorker(host: string, root: string): WorkerProcess {
+    return startWorkerProcess({
+      temporalAddress: stack.temporal.address,
+      storeFile: stack.storeFile,
+      workspaceRoot: root,
+      modelBaseURL: simulator.baseURL,
+      extra: { AGENTD_HOST_ID: host },
+    });
+  }
+
   function errorResults(rows: readonly StoredMessage[]): string[] {
-    return rows.flatMap((row) => (row.message.role === 'tool' && row.message.content.startsWith('error: ') ? [row.message.content] : []));
+    return toolResults(rows).flatMap(({ output }) => (output.startsWith('error: ') ? [output] : []));
   }
 
   it('keeps each session on the host that holds its workspace', { timeout: 5 * MINUTE }, async () => {
@@ -190,14 +193,7 @@ describe('worker affinity for workspaces', () => {
     for (const worker of workers.values()) await worker.stop('SIGTERM');
     const host = 'host-lone';
     const root = join(stack.dir, 'workspaces-lone');
-    const startLone = () =>
-      startWorkerProcess({
-        temporalAddress: stack.temporal.address,
-        storeFile: stack.storeFile,
-        workspaceRoot: root,
-        modelBaseURL: simulator.baseURL,
-        extra: { AGENTD_HOST_ID: host },
-      });
+    const startLone = () => startHostWorker(host, root);
     const first = startLone();
     let second: WorkerProcess | undefined;
     try {

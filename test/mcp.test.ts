@@ -19,6 +19,7 @@ import { createModelClient } from '../src/model/client';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { createBuiltinRegistry } from '../src/tools/registry';
 import { sessionTools } from '../src/tools/sessionTools';
+import type { ToolContext } from '../src/tools/tool';
 import { eventually, startStack, type Stack } from './helpers/stack';
 import { toolResults } from './helpers/transcriptChecks';
 import { SandboxKind } from '../src/tools/sandbox';
@@ -71,6 +72,11 @@ describe('MCP servers as tool sources', () => {
     await stack?.stop();
   });
 
+  /** What a tool called directly (outside an activity) gets: MCP tools use only the signal and the limits. */
+  function toolContext(): ToolContext {
+    return { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 30_000, outputCapChars: 100_000, sandbox: NO_COMMANDS };
+  }
+
   /** A fresh worker whose sessions see the built-ins and the MCP servers' tools. */
   async function withMcpWorker<T>(hub: McpHub, work: (simulator: RunningSimulator) => Promise<T>): Promise<T> {
     const simulator = await startSimulator({});
@@ -101,7 +107,7 @@ describe('MCP servers as tool sources', () => {
       // The worker's secrets stay in the worker: a stdio server inherits only harmless variables.
       const getEnv = tools.get('everything__get-env');
       assert.ok(getEnv);
-      const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 10_000, outputCapChars: 100_000, sandbox: NO_COMMANDS };
+      const ctx = toolContext();
       const shown = (await getEnv.run({}, ctx)).output;
       assert.match(shown, /"PATH"/, 'get-env shows the environment it got');
       assert.doesNotMatch(shown, /AGENTD_TEST_SECRET|sk-must-not-leak/);
@@ -192,7 +198,7 @@ describe('MCP servers as tool sources', () => {
   it('an HTTP server that went away fails the call clearly, and is reached again once it is back', async () => {
     const own = await startEverythingHttp();
     const hub = new McpHub([{ name: 'web2', transport: 'http', url: own.url }]);
-    const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 10_000, outputCapChars: 10_000, sandbox: NO_COMMANDS };
+    const ctx = toolContext();
     const echo = async (message: string) => {
       const tool = (await hub.toolsFor(stack.workspaceRoot).catch(() => [])).find((t) => t.name === 'web2__echo');
       return tool ? (await tool.run({ message }, ctx)).output : 'not listed';
@@ -247,8 +253,7 @@ describe('MCP servers as tool sources', () => {
       return tool;
     };
     const workspacesRunning = () => hub.processes().map((p) => p.workspace?.split('/').pop()).sort();
-    const ctx = { workspace: stack.workspaceRoot, signal: new AbortController().signal, timeoutMs: 30_000, outputCapChars: 10_000, sandbox: NO_COMMANDS };
-    return { hub, toolIn, workspacesRunning, ctx };
+    return { hub, toolIn, workspacesRunning, ctx: toolContext() };
   }
 
   it('keeps a per-workspace server within maxInstances, stopping the least recently used idle instance', async () => {
