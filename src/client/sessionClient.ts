@@ -79,16 +79,20 @@ export class SessionClient {
   /**
    * The session's state: from the `state` query while it runs, from its result once it completed
    * (a query would need a worker to replay the closed workflow, and none may be left running).
-   * A query waits for a worker (the server gives up after 30 s); `waitMs` sets a shorter wait.
    */
-  async state(sessionId: string, options: { waitMs?: number } = {}): Promise<SessionState> {
+  async state(sessionId: string): Promise<SessionState> {
     const handle = this.handle(sessionId);
     const { status } = await handle.describe();
     if (status.name === 'COMPLETED') {
       const { finalState } = (await handle.result()) as SessionResult;
       if (finalState) return finalState;
     }
-    const query = () => handle.query(stateQuery);
+    return this.queryState(sessionId);
+  }
+
+  /** The `state` query, which waits for a worker (the server gives up after 30 s); `waitMs` sets a shorter wait. */
+  async queryState(sessionId: string, options: { waitMs?: number } = {}): Promise<SessionState> {
+    const query = () => this.handle(sessionId).query(stateQuery);
     try {
       return await (options.waitMs === undefined ? query() : this.client.withDeadline(Date.now() + options.waitMs, query));
     } catch (error) {

@@ -45,7 +45,7 @@ const RUNNING_STATE_WAIT_MS = 5_000;
 async function rowOf(sessions: SessionClient, execution: WorkflowExecutionInfo): Promise<SessionRow> {
   const base = { sessionId: execution.workflowId, status: execution.status.name, startedAt: execution.startTime.toISOString() };
   if (execution.status.name === 'RUNNING') {
-    const state = await sessions.state(execution.workflowId, { waitMs: RUNNING_STATE_WAIT_MS }).catch(() => undefined);
+    const state = await sessions.queryState(execution.workflowId, { waitMs: RUNNING_STATE_WAIT_MS }).catch(() => undefined);
     return state ? rowFromState(base, state) : base;
   }
   if (execution.status.name === 'COMPLETED') {
