@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { ChatMessage, ToolSpec } from '../model/messages';
 import { SUMMARY_SECTIONS, summaryMessageHeader } from '../model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
+import type { MessageMeasure } from '../policy/ledger';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
 import { toolsOf } from './toolsOf';
@@ -14,6 +15,7 @@ import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
 import { toModelFailure } from './modelFailure';
+import { buildSessionMemory, sessionMemoryMessage } from './sessionMemory';
 import { summarizeInstruction } from './summarizePrompt';
 import { usageOf } from './usage';
 import { ActivityFailureType, type ModelUsage, type SummarizeInput, type SummarizeResult } from './types';
@@ -43,9 +45,28 @@ export function createSummarize(deps: ActivityDeps) {
     return completion.choices?.[0]?.message?.content ?? '';
   }
 
+  /** The memory block beside the summary, built from the store without a model; a retry finds it stored. */
+  async function storeMemory(input: SummarizeInput): Promise<MessageMeasure | undefined> {
+    if (input.memorySeq === undefined) return undefined;
+    const existing = await store.get(input.sessionId, input.memorySeq);
+    if (existing) return measureOf(existing);
+    const pinned = fromSeqRuns(input.pinned);
+    const text = buildSessionMemory({
+      rows: await store.list(input.sessionId),
+      taskSeq: pinned[pinned.length - 1] ?? 0,
+      summarized: input.covers,
+      kept: input.kept ?? [],
+      budgetTokens: input.memoryBudgetTokens ?? 0,
+    });
+    return measureOf(await store.put(input.sessionId, input.memorySeq, sessionMemoryMessage(text), { kind: 'memory' }));
+  }
+
   return async function summarize(input: SummarizeInput): Promise<SummarizeResult> {
     const existing = await store.get(input.sessionId, input.seq);
-    if (existing) return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0 };
+    if (existing) {
+      const memory = await storeMemory(input);
+      return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0, ...(memory ? { memory } : {}) };
+    }
 
     const toolSpecs = (await toolsOf(deps, input.sessionId)).specs();
     const toolTokens = countToolTokens(toolSpecs);
@@ -69,7 +90,8 @@ export function createSummarize(deps: ActivityDeps) {
       content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
     };
     const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage });
-    return { measure: measureOf(saved), usage, calls: chunks.length };
+    const memory = await storeMemory(input);
+    return { measure: measureOf(saved), usage, calls: chunks.length, ...(memory ? { memory } : {}) };
   };
 }
 

@@ -123,6 +123,15 @@ export interface SummarizeInput {
   budgetTokens: number;
   /** The session's usable window: a region too big for one request is summarized in chunks. */
   contextWindow: number;
+  /**
+   * Where the session memory block is stored beside the summary (DESIGN §5 "Session memory");
+   * absent in histories from before it existed.
+   */
+  memorySeq?: number;
+  /** Largest memory block, in tokens (the plan reserved it). */
+  memoryBudgetTokens?: number;
+  /** Original seqs still in the context after this compaction (pinned and tail), for "what left". */
+  kept?: SeqRun[];
 }
 
 export interface SummarizeResult {
@@ -130,4 +139,6 @@ export interface SummarizeResult {
   usage: ModelUsage;
   /** Model calls it took (more than one when the region was summarized in chunks). */
   calls: number;
+  /** The session memory stored under `memorySeq`, when one was asked for. */
+  memory?: MessageMeasure;
 }

@@ -148,14 +148,20 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate): CompactD
   const tailCapTokens = effectiveTailCap(settings, fixedServer + excessTokens, calibration);
   const tail = selectTail(ledger, tailCapTokens, settings);
 
-  // The older region: every unpinned entry before the tail, a previous summary included.
+  // The older region: every unpinned entry before the tail, a previous summary included. A previous
+  // session memory is not summarized: the summary compaction builds a fresh one in its place.
   const summarizeSeqs: number[] = [];
+  const memorySeqs: number[] = [];
   const covers: number[] = [];
   let olderRaw = 0;
   let olderHasOriginals = false;
   for (let i = 0; i < tail.start; i++) {
     const entry = ledger[i]!;
     if (entry.pinned) continue;
+    if (entry.kind === LedgerKind.memory) {
+      memorySeqs.push(entry.seq);
+      continue;
+    }
     summarizeSeqs.push(entry.seq);
     appendOriginals(covers, entry);
     olderRaw += entry.tokens + overhead;
@@ -181,9 +187,11 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate): CompactD
   let expectedAfter: number;
   if (olderHasOriginals && !skipSummary) {
     strategy = CompactionStrategy.summary;
-    // The summary is at most its budget, and a summary longer than what it replaces is a failure.
+    // The summary is at most its budget, and a summary longer than what it replaces is a failure;
+    // the session memory beside it is at most its own budget.
     const summaryTokens = Math.min(settings.summaryBudgetTokens, calibratedTokens(olderRaw, calibration));
-    expectedAfter = projectTokens(fixedRaw + tail.weight + overhead, calibration, excessTokens) + summaryTokens;
+    expectedAfter =
+      projectTokens(fixedRaw + tail.weight + 2 * overhead, calibration, excessTokens) + summaryTokens + settings.memoryBudgetTokens;
   } else if (prune.cuts.length + tail.cuts.length > 0) {
     strategy = CompactionStrategy.prune;
     expectedAfter = estimateAfterPrune;
@@ -199,6 +207,8 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate): CompactD
     pinned,
     prune: summary ? [] : prune.cuts,
     summarize: summary ? toSeqRuns(summarizeSeqs) : [],
+    replacedMemory: summary ? toSeqRuns(memorySeqs) : [],
+    memoryBudgetTokens: summary ? settings.memoryBudgetTokens : 0,
     covers: summary ? toSeqRuns(covers.sort((a, b) => a - b)) : [],
     summaryBudgetTokens: settings.summaryBudgetTokens,
     tail: tail.seqs,
@@ -213,7 +223,7 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate): CompactD
   if (expectedAfter < settings.triggerTokens) return decision;
 
   let reason: ShortfallReason;
-  if (fixedServer + (summary ? settings.summaryBudgetTokens : 0) >= settings.triggerTokens) {
+  if (fixedServer + (summary ? settings.summaryBudgetTokens + settings.memoryBudgetTokens : 0) >= settings.triggerTokens) {
     reason = ShortfallReason.pinnedOverBudget;
   } else if (!tail.fits) {
     reason = ShortfallReason.stepOverCap;

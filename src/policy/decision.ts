@@ -136,6 +136,13 @@ export interface CompactDecision {
   readonly covers: SeqRun[];
   /** Output limit of the summary call, in server tokens. */
   readonly summaryBudgetTokens: number;
+  /** A previous session memory the new one replaces (strategy `summary`; else empty). */
+  readonly replacedMemory: SeqRun[];
+  /**
+   * Largest session memory block the summary compaction stores beside the summary, in server tokens
+   * (strategy `summary`; else 0). The projection counts it in full.
+   */
+  readonly memoryBudgetTokens: number;
   /** Live seqs kept after the older region, in ledger order. */
   readonly tail: number[];
   /** Tail tool results to replace with views so the tail fits its cap. */

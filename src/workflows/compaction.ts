@@ -4,9 +4,10 @@
  * anchor and the calibration, and records an event per compaction. Workflow code: I/O goes through
  * activities; the rules are in `src/policy`.
  */
-import { ActivityFailure, log } from '@temporalio/workflow';
+import { ActivityFailure, log, patched } from '@temporalio/workflow';
 import type { CallModelResult, SummarizeInput, SummarizeResult, ViewRequest } from '../activities/types';
 import {
+  appendOriginals,
   applyCompaction,
   applyTruncation,
   calibrate,
@@ -42,6 +43,17 @@ export type CompactionActivities = Pick<SessionActivities, 'cutToolResults'> & {
 };
 
 const NOTICES_KEPT = 20;
+
+/** Marks histories whose summary compactions store a session memory beside the summary (DESIGN §5). */
+const SESSION_MEMORY_PATCH = 'session-memory';
+
+/** The original seqs a summary compaction leaves in the context: pinned entries and the tail. */
+function keptOriginals(ledger: readonly LedgerEntry[], decision: CompactDecision) {
+  const kept = new Set([...decision.pinned, ...decision.tail]);
+  const originals: number[] = [];
+  for (const entry of ledger) if (kept.has(entry.seq)) appendOriginals(originals, entry);
+  return toSeqRuns(originals.sort((a, b) => a - b));
+}
 
 /** Where in the session a compaction happened, for its notice. */
 export interface SessionPosition {
@@ -192,17 +204,23 @@ export class CompactionController {
         });
       }
       if (decision.strategy === 'summary') {
+        const seq = this.allocateSeq();
+        // Histories from before the session memory allocated no seq for it and stored none.
+        const memory = patched(SESSION_MEMORY_PATCH)
+          ? { memorySeq: this.allocateSeq(), memoryBudgetTokens: decision.memoryBudgetTokens, kept: keptOriginals(ledger, decision) }
+          : {};
         const summary = await this.activities.summarize({
           sessionId: this.sessionId,
-          seq: this.allocateSeq(),
+          seq,
           pinned: toSeqRuns(decision.pinned),
           region: decision.summarize,
           covers: decision.covers,
           model: this.model,
           budgetTokens: decision.summaryBudgetTokens,
           contextWindow: this.settings.contextWindow,
+          ...memory,
         });
-        Object.assign(results, { summary: summary.measure });
+        Object.assign(results, { summary: summary.measure, ...(summary.memory ? { memory: summary.memory } : {}) });
       }
       applied = applyCompaction(ledger, decision, results);
     } catch (error) {
