@@ -247,7 +247,7 @@ describe('summarize activity', () => {
   it('rejects a summary that is not shorter than what it replaces', async () => {
     const last = await conversation('sum-3', 2, 200);
     await assert.rejects(
-      summarizeWith({ summaryFault: 'long' }, {
+      summarizeWith({ summarizer: 'long' }, {
         sessionId: 'sum-3', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]],
         budgetTokens: 2000, contextWindow: 32_768,
       }),

@@ -60,7 +60,7 @@ describe('compaction', () => {
   it('opens the breaker when the summarizer always fails, and still completes by truncation', async () => {
     const sessionId = `breaker-${Date.now()}`;
     let summaryAttemptsWhenOpened = 0;
-    await stack.withWorker({ contextWindow: WINDOW, summaryFault: 'fail', outputBytes: { min: 2000, max: 6000 } }, async (simulator) => {
+    await stack.withWorker({ contextWindow: WINDOW, summarizer: 'fail', outputBytes: { min: 2000, max: 6000 } }, async (simulator) => {
       await stack.sessions.start(
         { task: 'job with a broken summarizer [sim steps=150]', model: 'agentd-sim', contextWindow: WINDOW, maxSteps: 400, awaitMessagesSeconds: 300 },
         { sessionId },

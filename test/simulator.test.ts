@@ -6,9 +6,12 @@ import OpenAI, { APIConnectionTimeoutError, BadRequestError, InternalServerError
 import type { ChatMessage, ToolSpec } from '../src/model/messages';
 import { SUMMARIZE_INSTRUCTION_HEAD, SUMMARY_SECTIONS, summaryMessageHeader } from '../src/model/summaryFormat';
 import { countMessageTokens, countPromptTokens } from '../src/model/tokens';
-import { faultsAt, type SimulatorOptions } from '../src/simulator/options';
+import { UsageError } from '../src/cli/command';
+import { parseSimArgs } from '../src/cli/commands/sim';
+import { faultsAt, resolveSimulatorOptions, type SimulatorOptions } from '../src/simulator/options';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { stepOfCallId } from '../src/simulator/script';
+import { REFUSAL_TEXT } from '../src/simulator/summarize';
 
 const MODEL = 'agentd-sim';
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are agentd, an autonomous agent. Use the tools.' };
@@ -152,6 +155,17 @@ function section(text: string, name: string): string[] {
   const rest = lines.slice(start + 1);
   const end = rest.findIndex((line) => line.startsWith('## '));
   return (end < 0 ? rest : rest.slice(0, end)).filter((line) => line !== '');
+}
+
+/** Paths of the write_file calls in a history, in order. */
+function writtenPaths(history: readonly ChatMessage[]): string[] {
+  return history.flatMap((message) =>
+    message.role === 'assistant'
+      ? (message.tool_calls ?? [])
+          .filter((call) => call.function.name === 'write_file')
+          .map((call) => String((JSON.parse(call.function.arguments) as { path: unknown }).path))
+      : [],
+  );
 }
 
 describe('model simulator', () => {
@@ -562,8 +576,8 @@ describe('model simulator and compaction', () => {
     });
   });
 
-  it("summaryFault 'fail' answers 500 to summarization requests only", async () => {
-    await withSim({ summaryFault: 'fail' }, async (sim, client) => {
+  it("summarizer 'fail' answers 500 to summarization requests only", async () => {
+    await withSim({ summarizer: 'fail' }, async (sim, client) => {
       const messages: ChatMessage[] = [SYSTEM, TASK];
       await assert.rejects(complete(client, [...messages, INSTRUCTION]), (error: unknown) => {
         assert.ok(error instanceof InternalServerError, 'an InternalServerError');
@@ -574,29 +588,92 @@ describe('model simulator and compaction', () => {
       assert.equal(calls[0]?.name, 'list_files', 'an ordinary request is served');
       assert.equal(sim.stats().rejected.injected, 1);
       assert.equal(sim.stats().summaryRequests, 0);
+      assert.equal(sim.stats().summaryFailures, 1);
     });
   });
 
-  it("summaryFault 'garbage' and 'long' answer a summary without sections and one longer than its input", async () => {
-    const history: ChatMessage[] = [SYSTEM, TASK];
-    await withSim({ summaryFault: 'garbage' }, async (sim, client) => {
-      const grown = await playSteps(client, history, 5);
-      const { text } = await summarize(client, grown);
-      assert.deepEqual(headings(text), []);
-      assert.equal(sim.stats().summaryRequests, 1);
-      history.push(...grown.slice(2));
+  for (const behaviour of ['prose', 'headings'] as const) {
+    it(`summarizer '${behaviour}' keeps the facts without the asked-for sections, and reads its own summary back`, async () => {
+      await withSim({ summarizer: behaviour }, async (_sim, client) => {
+        const history = await playSteps(client, [SYSTEM, TASK], 9);
+        // Steps 1-8 are summarized; step 9 stays verbatim in the tail.
+        const first = await summarize(client, history.slice(0, -2));
+        assert.equal((await summarize(client, history.slice(0, -2))).text, first.text, 'deterministic');
+        assert.deepEqual(headings(first.text), [], 'none of the asked-for ## sections');
+        if (behaviour === 'prose') assert.doesNotMatch(first.text, /^\s*(#|[-*] )/m, 'no heading, no bullet');
+        else assert.match(first.text, /^### Objective$/m, 'headings of its own');
+        assert.ok(first.text.includes('CONSTRAINT: never edit files under vendor/'), 'the constraint as written');
+        for (const path of writtenPaths(history)) assert.ok(first.text.includes(path), `${path} named`);
+        const summarized = history.reduce((sum, message) => sum + countMessageTokens(message), 0);
+        assert.ok((first.completion.usage?.completion_tokens ?? Infinity) < summarized / 4, 'much shorter than its input');
+
+        // The scripted agent finds where the work stands in it, as it does in a sectioned one.
+        const after = await complete(client, [SYSTEM, TASK, summaryMessage(first.text)]);
+        assert.equal(stepOfCallId(after.calls[0]?.id ?? ''), 9);
+
+        // A later summary merges it: constraint and files carried, progress adds up.
+        const later = await playSteps(client, [SYSTEM, TASK, summaryMessage(first.text), ...history.slice(-2)], 3);
+        const withNote = [...later, { role: 'user' as const, content: 'Note:\nCONSTRAINT: keep the public API stable' }];
+        const merged = await summarize(client, withNote);
+        assert.ok(merged.text.includes('CONSTRAINT: never edit files under vendor/'), 'the old constraint carried');
+        assert.ok(merged.text.includes('CONSTRAINT: keep the public API stable'), 'the new constraint');
+        for (const path of writtenPaths(history)) assert.ok(merged.text.includes(path), `${path} carried`);
+        assert.match(merged.text, /Stopped after step 12 \(highest step 12, 12 tool calls so far\)/);
+      });
     });
-    await withSim({ summaryFault: 'long' }, async (_sim, client) => {
+  }
+
+  it("summarizer 'lossy' keeps one paragraph: the goal and the step, no constraint, no file", async () => {
+    await withSim({ summarizer: 'lossy' }, async (_sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK], 9);
+      const { text } = await summarize(client, history);
+      assert.doesNotMatch(text, /\n/, 'one paragraph');
+      assert.match(text, /Refactor the parser module/);
+      assert.doesNotMatch(text, /CONSTRAINT/);
+      for (const path of writtenPaths(history)) assert.ok(!text.includes(path), `${path} lost`);
+      const after = await complete(client, [SYSTEM, TASK, summaryMessage(text)]);
+      assert.equal(stepOfCallId(after.calls[0]?.id ?? ''), 10, 'the step survives');
+    });
+  });
+
+  it("summarizer 'long' answers a summary longer than its input, 'refusal' a refusal", async () => {
+    const history: ChatMessage[] = [SYSTEM, TASK];
+    await withSim({ summarizer: 'long' }, async (sim, client) => {
+      history.push(...(await playSteps(client, history, 5)).slice(2));
       const { completion } = await summarize(client, history);
       const input = history.reduce((sum, message) => sum + countMessageTokens(message), 0);
       assert.ok((completion.usage?.completion_tokens ?? 0) > input, `${completion.usage?.completion_tokens} vs ${input}`);
+      assert.equal(sim.stats().summaryRequests, 1);
+    });
+    await withSim({ summarizer: 'refusal' }, async (sim, client) => {
+      const { text } = await summarize(client, history);
+      assert.equal(text, REFUSAL_TEXT);
+      assert.equal(sim.stats().summaryRequests, 1, 'a refusal is an answered request');
     });
   });
 
-  it('refuses an unknown summaryFault', async () => {
-    const started = startSimulator({ summaryFault: 'sometimes' as 'fail' });
-    // A simulator that wrongly starts is stopped, so a failing test does not hang the run.
-    started.then((sim) => sim.stop(), () => undefined).catch(() => undefined);
-    await assert.rejects(started, /summaryFault must be one of fail, garbage, long/);
+  it('a [sim summarizer=NAME] directive in the task picks the behaviour for its session', async () => {
+    const task: ChatMessage = { role: 'user', content: String(TASK.content).replace('[sim steps=30]', '[sim steps=30 summarizer=refusal]') };
+    await withSim({ summarizer: 'sectioned' }, async (_sim, client) => {
+      const history = await playSteps(client, [SYSTEM, task], 3);
+      assert.equal((await summarize(client, history)).text, REFUSAL_TEXT);
+      const other = await playSteps(client, [SYSTEM, TASK], 3);
+      assert.deepEqual(headings((await summarize(client, other)).text), [...SUMMARY_SECTIONS], 'other sessions keep the instance behaviour');
+    });
+  });
+
+  it('takes the behaviour from AGENTD_SIM_SUMMARIZER when unset, and names a bad value', () => {
+    assert.equal(resolveSimulatorOptions({}, {}).summarizer, 'sectioned');
+    assert.equal(resolveSimulatorOptions({}, { AGENTD_SIM_SUMMARIZER: 'lossy' }).summarizer, 'lossy');
+    assert.equal(resolveSimulatorOptions({ summarizer: 'prose' }, { AGENTD_SIM_SUMMARIZER: 'lossy' }).summarizer, 'prose');
+    assert.throws(() => resolveSimulatorOptions({}, { AGENTD_SIM_SUMMARIZER: 'sometimes' }), /AGENTD_SIM_SUMMARIZER: must be one of sectioned, prose/);
+    assert.throws(() => resolveSimulatorOptions({ summarizer: 'sometimes' as 'fail' }, {}), /summarizer/);
+  });
+
+  it('agentd sim --summarizer NAME sets the behaviour; a bad name is a usage error naming the flag', () => {
+    const parsed = parseSimArgs(['--summarizer', 'headings']);
+    assert.ok(!parsed.help);
+    assert.equal(parsed.options.summarizer, 'headings');
+    assert.throws(() => parseSimArgs(['--summarizer', 'sometimes']), (error: unknown) => error instanceof UsageError && /^--summarizer:/.test(error.message));
   });
 });

@@ -1,11 +1,13 @@
 /**
  * The summary activity: the older region of the context goes to the session's own model, which
- * writes a sectioned summary; a region too big for one request is summarized in chunks, each
- * merging the summary so far. The summary is stored as a user message under a workflow seq.
+ * writes a summary (sections asked for, any shape accepted); a region too big for one request is
+ * summarized in chunks, each merging the summary so far. The summary is stored as a user message
+ * under a workflow seq, the model's text under agentd's header.
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ChatMessage, ToolSpec } from '../model/messages';
-import { SUMMARY_SECTIONS, summaryMessageHeader } from '../model/summaryFormat';
+import { judgeSummary } from '../model/summaryAcceptance';
+import { summaryMessageHeader } from '../model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
 import type { MessageMeasure } from '../policy/ledger';
 import { fromSeqRuns } from '../policy/seqRuns';
@@ -18,7 +20,14 @@ import { toModelFailure } from './modelFailure';
 import { buildSessionMemory, sessionMemoryMessage } from './sessionMemory';
 import { summarizeInstruction } from './summarizePrompt';
 import { usageOf } from './usage';
-import { ActivityFailureType, type ModelUsage, type SummarizeInput, type SummarizeResult } from './types';
+import {
+  ActivityFailureType,
+  type ModelUsage,
+  type SummarizeInput,
+  type SummarizeResult,
+  type SummarizeSpent,
+  type SummaryRejectedDetails,
+} from './types';
 
 /** Room kept free in every summary request besides the summary budget: chat overheads, rounding. */
 const REQUEST_MARGIN_TOKENS = 1024;
@@ -65,9 +74,25 @@ export function createSummarize(deps: ActivityDeps) {
     const existing = await store.get(input.sessionId, input.seq);
     if (existing) {
       const memory = await storeMemory(input);
-      return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0, ...(memory ? { memory } : {}) };
+      const stored = { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0, possiblyBilledCalls: 0 };
+      return { ...stored, ...(memory ? { memory } : {}) };
     }
 
+    // A retry with nothing stored: the attempt before may have been answered (and billed) and then
+    // lost with its worker. It cannot be told from a retry after an endpoint error, so it is "possibly".
+    const spent: SummarizeSpent = {
+      usage: { promptTokens: 0, completionTokens: 0 },
+      calls: 0,
+      possiblyBilledCalls: Context.current().info.attempt > 1 ? 1 : 0,
+    };
+    try {
+      return await summarizeRegion(input, spent);
+    } catch (error) {
+      throw withSpent(error, spent);
+    }
+  };
+
+  async function summarizeRegion(input: SummarizeInput, spent: SummarizeSpent): Promise<SummarizeResult> {
     const toolSpecs = (await toolsOf(deps, input.sessionId)).specs();
     const toolTokens = countToolTokens(toolSpecs);
     const pinned = (await store.getMany(input.sessionId, fromSeqRuns(input.pinned))).map((row) => row.message);
@@ -77,22 +102,22 @@ export function createSummarize(deps: ActivityDeps) {
       toolTokens + sum(pinned.map(countMessageTokens)) + countMessageTokens(instruction) + input.budgetTokens + REQUEST_MARGIN_TOKENS;
     const chunks = chunkByStep(region, input.contextWindow - fixedTokens);
 
-    const usage: ModelUsage = { promptTokens: 0, completionTokens: 0 };
     let summary: ChatMessage | undefined;
     for (const chunk of chunks) {
-      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, usage, toolSpecs);
+      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, spent.usage, toolSpecs);
+      spent.calls += 1;
       summary = { role: 'user', content: text };
     }
-    const text = checkedSummary(summary?.content ?? '', region);
+    const text = acceptedSummary(summary?.content ?? '', region, spent);
     const covered = fromSeqRuns(input.covers);
     const body: ChatMessage = {
       role: 'user',
       content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
     };
-    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage });
+    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage: spent.usage });
     const memory = await storeMemory(input);
-    return { measure: measureOf(saved), usage, calls: chunks.length, ...(memory ? { memory } : {}) };
-  };
+    return { measure: measureOf(saved), ...spent, ...(memory ? { memory } : {}) };
+  }
 }
 
 /**
@@ -117,25 +142,35 @@ function chunkByStep(region: StoredMessage[], budget: number): StoredMessage[][]
   return chunks;
 }
 
-/** A summary must carry its sections and be shorter than what it replaces (no death spirals). */
-function checkedSummary(text: string, region: StoredMessage[]): string {
-  const missing = SUMMARY_SECTIONS.filter((section) => !text.includes(`## ${section}`));
-  if (text.trim() === '' || missing.length > SUMMARY_SECTIONS.length / 2) {
-    throw ApplicationFailure.create({
-      type: ActivityFailureType.summaryRejected,
-      message: `the summary lacks its sections (${missing.join(', ')})`,
-    });
-  }
+/**
+ * The model's answer as the summary, whatever its headings (DESIGN §5 "Any model's summary counts"),
+ * or a non-retryable SummaryRejected: an empty answer, a refusal or one not shorter than the region
+ * would come back the same if the request were sent again.
+ */
+function acceptedSummary(text: string, region: StoredMessage[], spent: SummarizeSpent): string {
   const regionTokens = sum(region.map((row) => row.tokens));
-  const summaryTokens = countMessageTokens({ role: 'user', content: text });
-  if (summaryTokens >= regionTokens) {
-    throw ApplicationFailure.create({
-      type: ActivityFailureType.summaryRejected,
-      message: `the summary (${summaryTokens} tokens) is not shorter than what it replaces (${regionTokens} tokens)`,
-      nonRetryable: true,
-    });
-  }
-  return text;
+  const verdict = judgeSummary(text, countMessageTokens({ role: 'user', content: text.trim() }), regionTokens);
+  if (verdict.accepted) return verdict.text;
+  const details: SummaryRejectedDetails = { reason: verdict.reason, ...spent };
+  throw ApplicationFailure.create({ type: ActivityFailureType.summaryRejected, message: verdict.message, nonRetryable: true, details: [details] });
+}
+
+/**
+ * The failure with what the attempt cost as its first detail, so the workflow bills answered calls
+ * even when the attempt failed. Failures that already carry details (a rejection) and those of an
+ * attempt that cost nothing are passed on as they are.
+ */
+function withSpent(error: unknown, spent: SummarizeSpent): unknown {
+  if (!(error instanceof ApplicationFailure) || (error.details?.length ?? 0) > 0) return error;
+  if (spent.calls === 0 && spent.possiblyBilledCalls === 0) return error;
+  return ApplicationFailure.create({
+    type: error.type ?? undefined,
+    message: error.message,
+    nonRetryable: error.nonRetryable === true,
+    ...(error.nextRetryDelay !== undefined ? { nextRetryDelay: error.nextRetryDelay } : {}),
+    ...(error.cause !== undefined ? { cause: error.cause } : {}),
+    details: [spent],
+  });
 }
 
 function sum(values: number[]): number {

@@ -5,6 +5,7 @@
 import type { ChatMessage } from '../model/messages';
 import type { MessageMeasure } from '../policy/ledger';
 import type { SeqRun } from '../policy/seqRuns';
+import type { SummaryRejection } from '../model/summaryAcceptance';
 
 export interface StoreMessagesInput {
   sessionId: string;
@@ -88,7 +89,11 @@ export const ActivityFailureType = {
   modelRequestRejected: 'ModelRequestRejected',
   /** The endpoint is unreachable, overloaded or answered garbage: retried with backoff. */
   modelUnavailable: 'ModelUnavailable',
-  /** The model's summary was not shorter than what it replaces, or lacked its sections. */
+  /**
+   * The model's answer was not taken as a summary (empty, a refusal, not shorter than what it
+   * replaces; `SummaryRejection`): non-retryable, since the same request would get the same answer.
+   * Its details carry a `SummaryRejectedDetails`.
+   */
   summaryRejected: 'SummaryRejected',
   /** claimWorkspace ran on the host being left; retried so another worker takes it. */
   workspaceHostAvoided: 'WorkspaceHostAvoided',
@@ -134,11 +139,29 @@ export interface SummarizeInput {
   kept?: SeqRun[];
 }
 
-export interface SummarizeResult {
-  measure: MessageMeasure;
+/**
+ * What one summarize attempt cost, returned with its result and carried as the first detail of any
+ * failure after the endpoint answered (DESIGN §5 honest accounting): rejected summaries are billed too.
+ */
+export interface SummarizeSpent {
   usage: ModelUsage;
-  /** Model calls it took (more than one when the region was summarized in chunks). */
+  /** Model calls the endpoint answered (more than one when the region was summarized in chunks). */
   calls: number;
+  /**
+   * Requests an earlier attempt of this activity may have had answered and billed without its result
+   * reaching us: 1 when this is a retry (attempt > 1) and no summary is stored yet, else 0. Their
+   * tokens are unknown.
+   */
+  possiblyBilledCalls: number;
+}
+
+export interface SummarizeResult extends SummarizeSpent {
+  measure: MessageMeasure;
   /** The session memory stored under `memorySeq`, when one was asked for. */
   memory?: MessageMeasure;
+}
+
+/** The details of a `SummaryRejected` failure. */
+export interface SummaryRejectedDetails extends SummarizeSpent {
+  reason: SummaryRejection;
 }

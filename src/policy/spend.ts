@@ -29,6 +29,12 @@ export interface CallSpend {
   /** Prompt tokens the endpoint served from its prompt cache (0 when it does not report them). */
   cachedTokens: number;
   costUsd: number;
+  /**
+   * Requests that may have been answered and billed although no answer reached the session (sent
+   * again after a worker crash or a retried failure); their tokens are unknown, so they are in no
+   * total above. Absent while there were none.
+   */
+  possiblyBilledCalls?: number;
 }
 
 export const NO_SPEND: Readonly<CallSpend> = Object.freeze({ calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 });
@@ -47,12 +53,18 @@ export function costOf(tokens: CallTokens, price: Price | undefined): number {
 /** `spend` plus `calls` calls that used `tokens`, priced with `price`. */
 export function addSpend(spend: CallSpend, tokens: CallTokens, price: Price | undefined, calls = 1): CallSpend {
   return {
+    ...spend,
     calls: spend.calls + calls,
     promptTokens: spend.promptTokens + tokens.promptTokens,
     completionTokens: spend.completionTokens + tokens.completionTokens,
     cachedTokens: spend.cachedTokens + (tokens.cachedTokens ?? 0),
     costUsd: spend.costUsd + costOf(tokens, price),
   };
+}
+
+/** `spend` with `calls` more requests that may have been billed without their answer reaching us. */
+export function addPossiblyBilled(spend: CallSpend, calls: number): CallSpend {
+  return calls <= 0 ? spend : { ...spend, possiblyBilledCalls: (spend.possiblyBilledCalls ?? 0) + calls };
 }
 
 /** Everything billed: prompt plus completion tokens of every call, summaries included. */

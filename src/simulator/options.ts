@@ -1,4 +1,4 @@
-/** Simulator settings: one zod schema with defaults, plus the test hooks (fault plan, summary fault) beside it. */
+/** Simulator settings: one zod schema with defaults, plus the test hooks (fault plan, observer) beside it. */
 import { z } from 'zod';
 import type { RequestObserver } from './observer';
 
@@ -12,6 +12,36 @@ export const ByteRangeSchema = z
   })
   .refine((range) => range.min <= range.max, { message: 'min must not exceed max', path: ['max'] });
 export type ByteRange = z.infer<typeof ByteRangeSchema>;
+
+/**
+ * How the scripted summarizer answers a summarization request, so compaction is tested against
+ * models that do not do as asked (DESIGN §5):
+ * - `sectioned` writes exactly the sections the instruction asks for (the default);
+ * - `prose` writes the same facts as free paragraphs, without a heading;
+ * - `headings` writes them under headings of its own choosing (the model's own structure);
+ * - `lossy` keeps one paragraph: the goal and where the work stands, no constraints, no files;
+ * - `long` writes a summary longer than its input (the whole input, twice);
+ * - `refusal` answers "I'm sorry, but I can't help with that.";
+ * - `fail` answers 500 (an injected fault; the session's other requests are served).
+ */
+export const SummarizerBehaviour = {
+  sectioned: 'sectioned',
+  prose: 'prose',
+  headings: 'headings',
+  lossy: 'lossy',
+  long: 'long',
+  refusal: 'refusal',
+  fail: 'fail',
+} as const;
+export type SummarizerBehaviour = (typeof SummarizerBehaviour)[keyof typeof SummarizerBehaviour];
+export const SUMMARIZER_BEHAVIOURS = Object.values(SummarizerBehaviour);
+
+/** Picks the behaviour of every simulator that is not given one, so a whole test run can be repeated under each. */
+export const SUMMARIZER_ENV = 'AGENTD_SIM_SUMMARIZER';
+
+export function isSummarizerBehaviour(value: string): value is SummarizerBehaviour {
+  return (SUMMARIZER_BEHAVIOURS as readonly string[]).includes(value);
+}
 
 export const SimulatorOptionsSchema = z.strictObject({
   /** 0 picks a free port, which is what tests want so they can run side by side. */
@@ -33,6 +63,11 @@ export const SimulatorOptionsSchema = z.strictObject({
     .optional(),
   /** Added before every chat completion answer, to make timing-sensitive code visible. */
   latencyMs: z.number().int().min(0).default(0),
+  /**
+   * How summarization requests are answered; a task's `[sim summarizer=NAME]` directive overrides
+   * it for its session. Unset: the AGENTD_SIM_SUMMARIZER environment variable, else `sectioned`.
+   */
+  summarizer: z.enum(SummarizerBehaviour).optional(),
 });
 
 /** What one request is made to suffer; kept small so each fault maps to one real failure mode. */
@@ -51,41 +86,41 @@ export type Fault =
  */
 export type FaultPlan = (requestIndex: number) => Fault | undefined;
 
-/**
- * How the scripted summarizer misbehaves, so tests can see compaction survive a bad summary:
- * `fail` answers summarization requests with a 500 (an injected fault; other requests are served),
- * `garbage` answers text without the summary's sections, `long` answers a summary longer than its input.
- */
-export const SummaryFault = { fail: 'fail', garbage: 'garbage', long: 'long' } as const;
-export type SummaryFault = (typeof SummaryFault)[keyof typeof SummaryFault];
-
 /** The options that are not data (a function) or are meant for tests only, kept out of the schema. */
 export interface SimulatorTestHooks {
   readonly faultPlan?: FaultPlan;
-  readonly summaryFault?: SummaryFault;
   readonly observe?: RequestObserver;
 }
 
 export type SimulatorOptions = z.input<typeof SimulatorOptionsSchema> & SimulatorTestHooks;
-export type ResolvedSimulatorOptions = z.output<typeof SimulatorOptionsSchema> & SimulatorTestHooks;
+export type ResolvedSimulatorOptions = z.output<typeof SimulatorOptionsSchema> & SimulatorTestHooks & {
+  readonly summarizer: SummarizerBehaviour;
+};
 
-/** Fills defaults and rejects bad values with one readable message naming the fields. */
-export function resolveSimulatorOptions(options: SimulatorOptions = {}): ResolvedSimulatorOptions {
-  const { faultPlan, summaryFault, observe, ...settings } = options;
+/**
+ * Fills defaults and rejects bad values with one readable message naming the fields; `env` is read
+ * for the summarizer when the options leave it unset.
+ */
+export function resolveSimulatorOptions(options: SimulatorOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedSimulatorOptions {
+  const { faultPlan, observe, ...settings } = options;
   const parsed = SimulatorOptionsSchema.safeParse(settings);
   if (!parsed.success) throw new RangeError(`invalid simulator options: ${z.prettifyError(parsed.error)}`);
-  // Checked here too: callers from plain JavaScript (or JSON config) bypass the type.
-  if (summaryFault !== undefined && !Object.values<string>(SummaryFault).includes(summaryFault)) {
-    throw new RangeError(
-      `invalid simulator options: summaryFault must be one of ${Object.values(SummaryFault).join(', ')}, not ${JSON.stringify(summaryFault)}`,
-    );
-  }
   return {
     ...parsed.data,
+    summarizer: parsed.data.summarizer ?? summarizerFromEnv(env),
     ...(faultPlan === undefined ? {} : { faultPlan }),
-    ...(summaryFault === undefined ? {} : { summaryFault }),
     ...(observe === undefined ? {} : { observe }),
   };
+}
+
+/** The behaviour AGENTD_SIM_SUMMARIZER names; a typo fails loudly rather than testing the default twice. */
+export function summarizerFromEnv(env: NodeJS.ProcessEnv): SummarizerBehaviour {
+  const value = env[SUMMARIZER_ENV];
+  if (value === undefined || value === '') return SummarizerBehaviour.sectioned;
+  if (!isSummarizerBehaviour(value)) {
+    throw new RangeError(`invalid ${SUMMARIZER_ENV}: must be one of ${SUMMARIZER_BEHAVIOURS.join(', ')}, not ${JSON.stringify(value)}`);
+  }
+  return value;
 }
 
 /** A plan from a table of request index → fault; indexes not listed are served normally. */

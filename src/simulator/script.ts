@@ -8,7 +8,7 @@ import { isNotice } from '../model/noticeFormat';
 import { isSummaryMessage } from '../model/summaryFormat';
 import { parseViewMarker } from '../model/viewFormat';
 import { hashInt, shortHash } from './hash';
-import type { ByteRange, ResolvedSimulatorOptions } from './options';
+import { isSummarizerBehaviour, type ByteRange, type ResolvedSimulatorOptions, type SummarizerBehaviour } from './options';
 import { summaryProgress } from './summaryParts';
 
 export type AssistantReply = Extract<ChatMessage, { role: 'assistant' }>;
@@ -25,10 +25,12 @@ export const SimTool = {
 } as const;
 export type SimTool = (typeof SimTool)[keyof typeof SimTool];
 
-/** What a `[sim steps=N output=MIN-MAX]` directive in a user message asks for. */
+/** What a `[sim steps=N output=MIN-MAX summarizer=NAME]` directive in a user message asks for. */
 export interface Directive {
   readonly steps?: number;
   readonly output?: ByteRange;
+  /** In the task: how this session's summarization requests are answered. */
+  readonly summarizer?: SummarizerBehaviour;
 }
 
 /** A tool call a test asked for by name with a `[sim call <tool> <json-args>]` line. */
@@ -48,6 +50,7 @@ export function parseDirective(text: string): Directive | undefined {
   if (found === null) return undefined;
   let steps: number | undefined;
   let output: ByteRange | undefined;
+  let summarizer: SummarizerBehaviour | undefined;
   for (const part of (found[1] ?? '').trim().split(/\s+/)) {
     const stepsMatch = /^steps=(\d+)$/.exec(part);
     if (stepsMatch !== null) steps = Number(stepsMatch[1]);
@@ -57,8 +60,14 @@ export function parseDirective(text: string): Directive | undefined {
       const max = Number(outputMatch[2]);
       if (min >= 1 && min <= max) output = { min, max };
     }
+    const summarizerMatch = /^summarizer=(\S+)$/.exec(part);
+    if (summarizerMatch !== null && isSummarizerBehaviour(summarizerMatch[1] ?? '')) summarizer = summarizerMatch[1] as SummarizerBehaviour;
   }
-  return { ...(steps === undefined ? {} : { steps }), ...(output === undefined ? {} : { output }) };
+  return {
+    ...(steps === undefined ? {} : { steps }),
+    ...(output === undefined ? {} : { output }),
+    ...(summarizer === undefined ? {} : { summarizer }),
+  };
 }
 
 /**

@@ -3,13 +3,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { injectedStatus, invalidRequest, notFound, type ErrorResponse } from './errors';
-import { resolveSimulatorOptions, SummaryFault, type Fault, type ResolvedSimulatorOptions, type SimulatorOptions } from './options';
+import { resolveSimulatorOptions, SummarizerBehaviour, type Fault, type ResolvedSimulatorOptions, type SimulatorOptions } from './options';
 import { PromptCache } from './promptCache';
 import { completionBody, SIM_CREATED } from './response';
 import { nextReply } from './script';
 import { RejectionReason, StatsRecorder, type SimulatorStats } from './stats';
 import { validateChatRequest } from './strict';
-import { isSummarizationRequest, summaryReply } from './summarize';
+import { isSummarizationRequest, summarizerFor, summaryReply } from './summarize';
 
 /** Printed wherever the simulator answers, so nobody mistakes its output for a real model's. */
 export const SIMULATOR_BANNER =
@@ -112,12 +112,14 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
     }
     const { request, tools, promptTokens } = validation;
     const summarizing = isSummarizationRequest(request.messages);
-    if (summarizing && settings.summaryFault === SummaryFault.fail) {
+    const summarizer = summarizing ? summarizerFor(request.messages, settings.summarizer) : undefined;
+    if (summarizer === SummarizerBehaviour.fail) {
       // Only the summarizer breaks: the session's ordinary requests keep being served.
       stats.reject(RejectionReason.injected);
+      stats.summaryFailed();
       return sendError(res, injectedStatus(500));
     }
-    const reply = summarizing ? summaryReply(request.messages, settings.summaryFault) : nextReply(request.messages, settings);
+    const reply = summarizer !== undefined ? summaryReply(request.messages, summarizer) : nextReply(request.messages, settings);
     const requestKey = JSON.stringify([request.model, request.messages, tools]);
     const lastMessage = request.messages[request.messages.length - 1];
     const answer = completionBody(settings.model, requestKey, reply, promptTokens, promptCache.lookup(request.messages, tools));

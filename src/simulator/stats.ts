@@ -30,8 +30,10 @@ export interface SimulatorStats {
   readonly totalPromptTokens: number;
   readonly totalCompletionTokens: number;
   readonly totalCachedTokens: number;
-  /** Summarization requests answered (a summary, garbage or too long), also counted in the totals above. */
+  /** Summarization requests answered with a 200 (whatever the summarizer wrote), also counted in the totals above. */
   readonly summaryRequests: number;
+  /** Summarization requests the `fail` summarizer answered with an error (also in `rejected.injected`). */
+  readonly summaryFailures: number;
   /** Tokens of the summarization requests (also in the totals above). */
   readonly summaryPromptTokens: number;
   readonly summaryCompletionTokens: number;
@@ -60,6 +62,7 @@ export class StatsRecorder {
   private totalCompletionTokens = 0;
   private totalCachedTokens = 0;
   private summaryRequests = 0;
+  private summaryFailures = 0;
   private summaryPromptTokens = 0;
   private summaryCompletionTokens = 0;
   private samples: RequestSample[] = [];
@@ -88,6 +91,11 @@ export class StatsRecorder {
     this.summaryCompletionTokens += completionTokens;
   }
 
+  /** Call after `reject` for a summarization request the summarizer failed on purpose. */
+  summaryFailed(): void {
+    this.summaryFailures += 1;
+  }
+
   reset(): void {
     this.requests = 0;
     this.rejected = zeroRejections();
@@ -96,6 +104,7 @@ export class StatsRecorder {
     this.totalCompletionTokens = 0;
     this.totalCachedTokens = 0;
     this.summaryRequests = 0;
+    this.summaryFailures = 0;
     this.summaryPromptTokens = 0;
     this.summaryCompletionTokens = 0;
     this.samples = [];
@@ -111,6 +120,7 @@ export class StatsRecorder {
       totalCompletionTokens: this.totalCompletionTokens,
       totalCachedTokens: this.totalCachedTokens,
       summaryRequests: this.summaryRequests,
+      summaryFailures: this.summaryFailures,
       summaryPromptTokens: this.summaryPromptTokens,
       summaryCompletionTokens: this.summaryCompletionTokens,
       recent: this.samples.map((sample) => ({ ...sample })),

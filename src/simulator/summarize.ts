@@ -1,14 +1,14 @@
 /**
- * The scripted summarizer: answers a compaction's summarization request with a short summary in
- * SUMMARY_SECTIONS, a pure function of the messages before the instruction.
+ * The scripted summarizer: answers a compaction's summarization request with a summary in the shape
+ * its behaviour gives (the asked-for sections, prose, its own headings, lossy, too long, a refusal),
+ * a pure function of the messages before the instruction.
  */
 import type { ChatMessage } from '../model/messages';
-import { isSummarizeInstruction, isSummaryMessage, SUMMARY_SECTIONS } from '../model/summaryFormat';
-import { SummaryFault } from './options';
-import { firstWords, SimTool, stepOfCallId, withoutDirective, type AssistantReply } from './script';
-import { bulletItems, progressLines, summaryProgress, summarySections, type SummaryProgress } from './summaryParts';
-
-type Section = (typeof SUMMARY_SECTIONS)[number];
+import { isSummarizeInstruction, isSummaryMessage } from '../model/summaryFormat';
+import { SummarizerBehaviour } from './options';
+import { firstWords, parseDirective, SimTool, stepOfCallId, withoutDirective, type AssistantReply } from './script';
+import type { SummaryProgress } from './summaryParts';
+import { lossySummary, ownHeadingsSummary, proseSummary, readSummary, sectionedSummary, type SummaryFacts } from './summaryStyles';
 
 /** Newest files kept: enough to be useful, few enough to keep the summary within ~600 tokens. */
 export const MAX_SUMMARY_FILES = 30;
@@ -16,25 +16,13 @@ export const MAX_SUMMARY_FILES = 30;
 const GOAL_WORDS = 24;
 /** Lines starting with this in a user message are facts a summary must keep; benchmarks check they survive. */
 export const CONSTRAINT_PREFIX = 'CONSTRAINT:';
-/** Written when nothing was stated; never carried into the next summary, so it cannot pile up next to real ones. */
-const NO_CONSTRAINTS = 'None stated beyond the task itself.';
+/** What the `refusal` summarizer answers, in the words real models refuse with. */
+export const REFUSAL_TEXT = "I'm sorry, but I can't help with that.";
 
 /** A request whose last message is the summarize instruction asks for a summary, not for the next step. */
 export function isSummarizationRequest(messages: readonly ChatMessage[]): boolean {
   const last = messages[messages.length - 1];
   return last?.role === 'user' && isSummarizeInstruction(last.content);
-}
-
-/** What the summary says, gathered from the messages and any earlier summary among them. */
-interface Facts {
-  readonly goal: string;
-  readonly constraints: readonly string[];
-  /** The newest MAX_SUMMARY_FILES files, oldest first. */
-  readonly files: readonly string[];
-  /** Files left out by the cap. */
-  readonly droppedFiles: number;
-  readonly progress: SummaryProgress;
-  readonly finished: boolean;
 }
 
 function pathArgument(argumentsJson: string): string | undefined {
@@ -47,7 +35,7 @@ function pathArgument(argumentsJson: string): string | undefined {
   }
 }
 
-function gatherFacts(messages: readonly ChatMessage[]): Facts {
+function gatherFacts(messages: readonly ChatMessage[]): SummaryFacts {
   let goal: string | undefined;
   let carriedGoal: string | undefined;
   // Insertion-ordered sets; a file touched again moves to the end, so the cap keeps the newest.
@@ -61,14 +49,11 @@ function gatherFacts(messages: readonly ChatMessage[]): Facts {
 
   for (const message of messages) {
     if (message.role === 'user' && isSummaryMessage(message.content)) {
-      const sections = summarySections(message.content);
-      carriedGoal ??= sections.get('Goal')?.join(' ');
-      for (const line of sections.get('Constraints') ?? []) {
-        const item = line.startsWith('- ') ? line.slice(2).trim() : line;
-        if (item !== NO_CONSTRAINTS) constraints.add(item);
-      }
-      for (const file of bulletItems(sections.get('Files touched'))) files.add(file);
-      previous = summaryProgress(message.content);
+      const carried = readSummary(message.content);
+      carriedGoal ??= carried.goal;
+      for (const item of carried.constraints) constraints.add(item);
+      for (const file of carried.files) files.add(file);
+      previous = carried.progress;
     } else if (message.role === 'user') {
       const lines = message.content.split('\n').map((line) => line.trim());
       const stated = lines.filter((line) => line.startsWith(CONSTRAINT_PREFIX));
@@ -114,58 +99,45 @@ function gatherFacts(messages: readonly ChatMessage[]): Facts {
   };
 }
 
-function sectionLines(section: Section, facts: Facts): string[] {
-  const next = facts.progress.lastStep === undefined ? undefined : facts.progress.lastStep + 1;
-  switch (section) {
-    case 'Goal':
-      return [facts.goal];
-    case 'Constraints':
-      return (facts.constraints.length === 0 ? [NO_CONSTRAINTS] : facts.constraints).map((line) => `- ${line}`);
-    case 'Progress':
-      return progressLines(facts.progress);
-    case 'Decisions':
-      return [
-        '- Keep working notes under notes/ and re-read them rather than relying on old tool output.',
-        '- Treat the passing test output as the baseline; re-run the checks after each change.',
-      ];
-    case 'Files touched': {
-      const lines = facts.files.length === 0 ? ['None yet.'] : facts.files.map((file) => `- ${file}`);
-      // Not a bullet, so the next summary does not carry the note as if it were a file.
-      return facts.droppedFiles > 0 ? [...lines, `(${facts.droppedFiles} older files not listed)`] : lines;
-    }
-    case 'Open problems':
-      return facts.finished
-        ? ['- None known; the task was reported finished.']
-        : ['- Not yet checked whether the remaining files need the same change.'];
-    case 'Next steps':
-      if (facts.finished) return ['- Answer follow-up messages; the task itself is done.'];
-      return next === undefined
-        ? ['- Carry on from where the recent messages leave off.']
-        : [`- Continue with step ${next}; re-read the newest notes file first.`];
-  }
-}
-
-/** The summary text: one `## Section` per SUMMARY_SECTIONS entry, in order. */
+/** The sectioned summary, as the instruction asks for it. */
 export function writeSummary(messages: readonly ChatMessage[]): string {
-  const facts = gatherFacts(messages);
-  return SUMMARY_SECTIONS.map((section) => [`## ${section}`, ...sectionLines(section, facts)].join('\n')).join('\n\n');
+  return sectionedSummary(gatherFacts(messages));
 }
 
 function say(content: string): AssistantReply {
   return { role: 'assistant', content };
 }
 
-/** The reply to a summarization request; `fault` makes it the kind of bad summary a real model can give. */
-export function summaryReply(messages: readonly ChatMessage[], fault?: SummaryFault): AssistantReply {
+/** The session's behaviour: its task's `[sim summarizer=NAME]` directive, else the simulator's own. */
+export function summarizerFor(messages: readonly ChatMessage[], instance: SummarizerBehaviour): SummarizerBehaviour {
+  const task = messages.find((message) => message.role === 'user' && !isSummaryMessage(message.content));
+  return (task === undefined ? undefined : parseDirective(task.content ?? '')?.summarizer) ?? instance;
+}
+
+/**
+ * The reply to a summarization request under `behaviour`; `fail` is not a reply (the server answers
+ * 500 before asking) and is answered like `sectioned` if it gets here.
+ */
+export function summaryReply(messages: readonly ChatMessage[], behaviour: SummarizerBehaviour = SummarizerBehaviour.sectioned): AssistantReply {
   const before = messages.slice(0, -1);
-  if (fault === SummaryFault.garbage) {
-    return say(`Sure! So far ${before.length} messages went by and the work is going well. Let me know what else you need.`);
+  switch (behaviour) {
+    case SummarizerBehaviour.refusal:
+      return say(REFUSAL_TEXT);
+    case SummarizerBehaviour.prose:
+      return say(proseSummary(gatherFacts(before)));
+    case SummarizerBehaviour.headings:
+      return say(ownHeadingsSummary(gatherFacts(before)));
+    case SummarizerBehaviour.lossy:
+      return say(lossySummary(gatherFacts(before)));
+    case SummarizerBehaviour.long: {
+      // The whole input, twice: longer than what it summarizes however the tokens fall.
+      const copy = before.map((message) => [message.content ?? '', ...callArguments(message)].join('\n')).join('\n');
+      return say(`${writeSummary(before)}\n\n## Transcript\n\n${copy}\n\n## Transcript again\n\n${copy}`);
+    }
+    case SummarizerBehaviour.sectioned:
+    case SummarizerBehaviour.fail:
+      return say(writeSummary(before));
   }
-  const summary = writeSummary(before);
-  if (fault !== SummaryFault.long) return say(summary);
-  // The whole input, twice: longer than what it summarizes however the tokens fall.
-  const copy = before.map((message) => [message.content ?? '', ...callArguments(message)].join('\n')).join('\n');
-  return say(`${summary}\n\n## Transcript\n\n${copy}\n\n## Transcript again\n\n${copy}`);
 }
 
 function callArguments(message: ChatMessage): string[] {

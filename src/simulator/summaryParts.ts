@@ -1,4 +1,4 @@
-/** The parts of a summary the simulator reads back: `## Heading` sections, their bullets, and progress lines. */
+/** The parts of a summary the simulator reads back: Markdown sections, their bullets, and where the work stands. */
 
 /** What the Progress section records, so a later summary (or the script) can carry on from it. */
 export interface SummaryProgress {
@@ -12,7 +12,8 @@ export interface SummaryProgress {
 const PROGRESS_LABELS = { lastStep: 'Last step', highestStep: 'Highest step', toolCalls: 'Tool calls' } as const;
 type ProgressKey = keyof typeof PROGRESS_LABELS;
 
-const HEADING = /^##\s+(.+?)\s*$/;
+/** Any Markdown heading level: a model that picks its own structure picks its own levels too. */
+const HEADING = /^#{1,6}\s+(.+?)\s*$/;
 
 /** The Progress section's lines; `unknown` where the script's call ids gave no step. */
 export function progressLines(progress: SummaryProgress): string[] {
@@ -20,6 +21,19 @@ export function progressLines(progress: SummaryProgress): string[] {
     (key) => `- ${PROGRESS_LABELS[key]}: ${progress[key] ?? 'unknown'}`,
   );
 }
+
+/**
+ * The same progress as one sentence, for summaries without a Progress section; `summaryProgress`
+ * reads it back.
+ */
+export function progressSentence(progress: SummaryProgress): string {
+  const calls = `${progress.toolCalls ?? 0} tool calls so far`;
+  if (progress.lastStep === undefined) return `No step taken yet (${calls}).`;
+  return `Stopped after step ${progress.lastStep} (highest step ${progress.highestStep ?? progress.lastStep}, ${calls}).`;
+}
+
+const PROGRESS_SENTENCE = /Stopped after step (\d+) \(highest step (\d+), (\d+) tool calls so far\)/;
+const NO_STEP_SENTENCE = /No step taken yet \((\d+) tool calls so far\)/;
 
 /** The non-blank lines under each `## Heading`, trimmed; text before the first heading is ignored. */
 export function summarySections(text: string): ReadonlyMap<string, readonly string[]> {
@@ -43,9 +57,13 @@ export function bulletItems(lines: readonly string[] | undefined): string[] {
   return (lines ?? []).filter((line) => line.startsWith('- ')).map((line) => line.slice(2).trim());
 }
 
-/** Reads back what `progressLines` wrote; a missing or `unknown` value is left undefined. */
+/**
+ * Reads back what `progressLines` (or, without a Progress section, `progressSentence`) wrote; a
+ * missing or `unknown` value is left undefined.
+ */
 export function summaryProgress(text: string): SummaryProgress {
-  const lines = summarySections(text).get('Progress') ?? [];
+  const lines = summarySections(text).get('Progress');
+  if (lines === undefined) return progressFromSentence(text);
   const progress: { -readonly [Key in ProgressKey]?: number } = {};
   for (const key of Object.keys(PROGRESS_LABELS) as ProgressKey[]) {
     const prefix = `- ${PROGRESS_LABELS[key]}: `;
@@ -53,4 +71,11 @@ export function summaryProgress(text: string): SummaryProgress {
     if (value !== undefined && /^\d+$/.test(value)) progress[key] = Number(value);
   }
   return progress;
+}
+
+function progressFromSentence(text: string): SummaryProgress {
+  const found = PROGRESS_SENTENCE.exec(text);
+  if (found !== null) return { lastStep: Number(found[1]), highestStep: Number(found[2]), toolCalls: Number(found[3]) };
+  const none = NO_STEP_SENTENCE.exec(text);
+  return none === null ? {} : { toolCalls: Number(none[1]) };
 }

@@ -16,7 +16,7 @@ import {
   type BudgetVerdict,
   type RepeatRun,
 } from '../policy/budget';
-import { addSpend, NO_SPEND, totalCost, totalTokens, type CallSpend, type CallTokens } from '../policy/spend';
+import { addPossiblyBilled, addSpend, NO_SPEND, totalCost, totalTokens, type CallSpend, type CallTokens } from '../policy/spend';
 import type { SessionInput } from '../session/input';
 import type { BudgetReport, PauseReport, SpendReport } from '../session/state';
 
@@ -74,9 +74,13 @@ export class SessionBudget {
     this.repeat = extendRepeat(this.repeat, toolCalls);
   }
 
-  /** Summary calls are billed too, kept apart from the agent's own. */
-  recordSummary(usage: CallTokens, calls: number): void {
-    this.summarySpend = addSpend(this.summarySpend, usage, this.input.prices, calls);
+  /**
+   * Summary calls are billed too, kept apart from the agent's own: accepted and rejected ones
+   * alike, and requests that may have been billed without their answer reaching us.
+   */
+  recordSummary(usage: CallTokens, calls: number, possiblyBilledCalls = 0): void {
+    if (calls > 0) this.summarySpend = addSpend(this.summarySpend, usage, this.input.prices, calls);
+    this.summarySpend = addPossiblyBilled(this.summarySpend, possiblyBilledCalls);
   }
 
   check(steps: number): BudgetVerdict {

@@ -3,7 +3,7 @@
  * step that calls the model and runs tools. Runs in the workflow sandbox; I/O happens in activities.
  */
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
-import { ActivityFailureType, type CallModelResult, type SummarizeInput } from '../activities/types';
+import { ActivityFailureType, type CallModelResult, type SummarizeInput, type SummarizeSpent } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
 import { ApproveRequestSchema, BudgetGuard, type ApproveRequest } from '../policy/budget';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
@@ -104,8 +104,16 @@ export class AgentSession {
       {
         ...activities,
         summarize: async (request: SummarizeInput) => {
-          const result = await activities.summarize(request);
-          this.budget.recordSummary(result.usage, result.calls);
+          let result;
+          try {
+            result = await activities.summarize(request);
+          } catch (error) {
+            // A rejected summary was answered, and billed, all the same (DESIGN §5 honest accounting).
+            const spent = spentOf(error);
+            if (spent) this.budget.recordSummary(spent.usage, spent.calls, spent.possiblyBilledCalls);
+            throw error;
+          }
+          this.budget.recordSummary(result.usage, result.calls, result.possiblyBilledCalls ?? 0);
           return result;
         },
       },
@@ -512,6 +520,16 @@ export class AgentSession {
     this.warnings.push(message);
     if (this.warnings.length > WARNINGS_KEPT) this.warnings.shift();
   }
+}
+
+/** What a failed summarize attempt cost, from the first detail of its failure (see `SummarizeSpent`). */
+function spentOf(error: unknown): SummarizeSpent | undefined {
+  if (!(error instanceof ActivityFailure) || !(error.cause instanceof ApplicationFailure)) return undefined;
+  const details: unknown = error.cause.details?.[0];
+  if (typeof details !== 'object' || details === null) return undefined;
+  const { usage, calls, possiblyBilledCalls } = details as Partial<SummarizeSpent>;
+  if (typeof calls !== 'number' || typeof usage?.promptTokens !== 'number' || typeof usage.completionTokens !== 'number') return undefined;
+  return { usage, calls, possiblyBilledCalls: typeof possiblyBilledCalls === 'number' ? possiblyBilledCalls : 0 };
 }
 
 function isContextOverflow(error: unknown): boolean {

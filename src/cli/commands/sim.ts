@@ -1,7 +1,7 @@
 /** `agentd sim`: runs the built-in model simulator in the foreground until Ctrl-C. */
 import { parseArgs } from 'node:util';
 import { ExitCode, UsageError, type Command } from '../command';
-import { SimulatorOptionsSchema, type SimulatorOptions } from '../../simulator/options';
+import { SimulatorOptionsSchema, SUMMARIZER_BEHAVIOURS, SUMMARIZER_ENV, type SimulatorOptions } from '../../simulator/options';
 import { SIMULATOR_BANNER, startSimulator } from '../../simulator/server';
 
 const DEFAULT_PORT = 8787;
@@ -11,7 +11,8 @@ const help = `usage: agentd sim [options]
 
 Serves an OpenAI-compatible POST /v1/chat/completions on 127.0.0.1 that answers with a
 scripted, deterministic agent instead of a real model. For tests, benchmarks and the demo.
-Put "[sim steps=N output=MIN-MAX]" in a task to set its step count and command output size.
+Put "[sim steps=N output=MIN-MAX summarizer=NAME]" in a task to set its step count, command
+output size and (for its session) how summarization requests are answered.
 
 Options:
   --port N               port to listen on; 0 picks a free one (default ${DEFAULT_PORT})
@@ -20,6 +21,8 @@ Options:
   --output-bytes MIN-MAX size of run_command output asked for (default ${defaults.outputBytes.min}-${defaults.outputBytes.max})
   --latency-ms N         delay before every answer (default ${defaults.latencyMs})
   --model ID             the one model id accepted (default ${defaults.model})
+  --summarizer NAME      how summarization requests are answered: ${SUMMARIZER_BEHAVIOURS.join(', ')}
+                         (default: $${SUMMARIZER_ENV}, else sectioned)
   -h, --help             show this help`;
 
 /** Flag that sets each option, so a bad value is reported under the name the user typed. */
@@ -30,6 +33,7 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   outputBytes: '--output-bytes',
   latencyMs: '--latency-ms',
   model: '--model',
+  summarizer: '--summarizer',
 };
 
 function wholeNumber(flag: string, value: string | undefined): number | undefined {
@@ -58,6 +62,7 @@ function readFlags(argv: string[]) {
         'output-bytes': { type: 'string' },
         'latency-ms': { type: 'string' },
         model: { type: 'string' },
+        summarizer: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }).values;
@@ -79,6 +84,7 @@ export function parseSimArgs(argv: string[]): { help: true } | { help: false; op
     outputBytes: byteRange(values['output-bytes']),
     latencyMs: wholeNumber('--latency-ms', values['latency-ms']),
     model: values.model,
+    summarizer: values.summarizer,
   };
   // Drop unset flags so the schema's defaults apply.
   const given = Object.fromEntries(Object.entries(candidate).filter(([, value]) => value !== undefined));
