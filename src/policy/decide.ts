@@ -146,7 +146,7 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate): CompactD
   }
   const fixedServer = calibratedTokens(fixedRaw, calibration);
   const tailCapTokens = effectiveTailCap(settings, fixedServer + excessTokens, calibration);
-  const tail = selectTail(ledger, tailCapTokens, settings);
+  const tail = selectTail(ledger, tailCapTokens, settings, { cutToolCalls: input.cutToolCalls ?? true });
 
   // The older region: every unpinned entry before the tail, a previous summary included. A previous
   // session memory is not summarized: the summary compaction builds a fresh one in its place.

@@ -105,6 +105,11 @@ export interface DecideInput {
   readonly breaker: BreakerState;
   /** Who asks. */
   readonly request: CompactionRequest;
+  /**
+   * A kept step over the cap may have its long tool-call arguments cut to views, not only its tool
+   * results; false only to replay histories from before such views. @default true
+   */
+  readonly cutToolCalls?: boolean;
 }
 
 /** Nothing to do: a value, never an exception. */
@@ -145,7 +150,7 @@ export interface CompactDecision {
   readonly memoryBudgetTokens: number;
   /** Live seqs kept after the older region, in ledger order. */
   readonly tail: number[];
-  /** Tail tool results to replace with views so the tail fits its cap. */
+  /** Tail tool results and tool calls (their long arguments) to replace with views so the tail fits its cap. */
   readonly tailCuts: ViewCut[];
   /** The tail cap the tail was chosen under (our tokens). */
   readonly tailCapTokens: number;

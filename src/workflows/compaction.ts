@@ -47,6 +47,9 @@ const NOTICES_KEPT = 20;
 /** Marks histories whose summary compactions store a session memory beside the summary (DESIGN §5). */
 const SESSION_MEMORY_PATCH = 'session-memory';
 
+/** Marks histories whose kept steps may get views of long tool-call arguments (DESIGN §5 "Result"). */
+const TOOL_CALL_VIEWS_PATCH = 'tool-call-views';
+
 /** The original seqs a summary compaction leaves in the context: pinned entries and the tail. */
 function keptOriginals(ledger: readonly LedgerEntry[], decision: CompactDecision) {
   const kept = new Set([...decision.pinned, ...decision.tail]);
@@ -155,6 +158,7 @@ export class CompactionController {
       estimateInput: this.estimateInput(),
       breaker: this.breaker,
       request,
+      cutToolCalls: patched(TOOL_CALL_VIEWS_PATCH),
     });
     if (decision.kind === 'none') return { ledger, decision };
     if (decision.kind === 'truncate') return { ...this.truncate(ledger, decision, at), decision };
