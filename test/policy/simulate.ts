@@ -52,6 +52,11 @@ export interface StepScript {
   readonly compactionFails: boolean;
   /** Summary size as a share of what it may be; above 1 makes summaries that verification rejects. */
   readonly summaryShare: number;
+  /**
+   * Characters of a large tool-call argument the assistant message carries (a `write_file` body of
+   * 12–30K tokens and the like), or 0; such a message always declares at least one call.
+   */
+  readonly argumentChars: number;
 }
 
 export interface TurnScript {
@@ -87,6 +92,11 @@ const stepArb: fc.Arbitrary<StepScript> = fc.record({
   reactive: fc.oneof({ weight: 39, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   compactionFails: fc.oneof({ weight: 7, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   summaryShare: fc.oneof({ weight: 9, arbitrary: fc.double({ min: 0.05, max: 1, noNaN: true }) }, { weight: 1, arbitrary: fc.double({ min: 1, max: 3, noNaN: true }) }),
+  argumentChars: fc.oneof(
+    { weight: 8, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: 6_000, max: 40_000 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 40_000, max: 120_000 }) },
+  ),
 });
 
 const turnArb = (maxSteps: number, size: fc.SizeForArbitrary): fc.Arbitrary<TurnScript> =>
@@ -145,10 +155,14 @@ export interface SimStats {
   failures: number;
   recompactions: number;
   oversized: number;
+  /** Assistant messages generated with a large tool-call argument. */
+  largeArguments: number;
+  /** Tail cuts of an assistant message (a view of its tool-call arguments). */
+  argumentCuts: number;
 }
 
 export function emptyStats(): SimStats {
-  return { decisions: 0, compactions: 0, summaries: 0, prunes: 0, tailCuts: 0, truncations: 0, failures: 0, recompactions: 0, oversized: 0 };
+  return { decisions: 0, compactions: 0, summaries: 0, prunes: 0, tailCuts: 0, truncations: 0, failures: 0, recompactions: 0, oversized: 0, largeArguments: 0, argumentCuts: 0 };
 }
 
 export class Simulation {
@@ -233,19 +247,26 @@ export class Simulation {
     const promptRaw = rawContextTokens(this.ledger, this.settings.perMessageOverheadTokens, this.script.toolSchemaTokens);
     const serverPrompt = Math.ceil(promptRaw * this.script.serverRatio);
     const maxAssistant = Math.max(10, Math.min(1_500, Math.floor(this.script.contextWindow * 0.02)));
-    const assistantTokens = Math.max(1, Math.floor(step.assistantShare * maxAssistant));
+    const textTokens = Math.max(1, Math.floor(step.assistantShare * maxAssistant));
+    // Arguments are code, about 3.5 chars a token; the text around them prose, 4.
+    const argumentTokens = Math.ceil(step.argumentChars / 3.5);
+    const assistantTokens = textTokens + argumentTokens;
     const assistantSeq = this.nextSeq;
-    const ids = step.tools.map((_, n) => `call_${assistantSeq}_${n}`);
+    // A message with a large argument calls a tool with it (a write_file answered by a short result).
+    const tools: readonly ToolScript[] = step.argumentChars > 0 && step.tools.length === 0 ? [{ chars: 40, charsPerToken: 4 }] : step.tools;
+    const ids = tools.map((_, n) => `call_${assistantSeq}_${n}`);
+    if (step.argumentChars > 0) this.stats.largeArguments++;
     this.append({
       role: 'assistant',
       tokens: assistantTokens,
+      chars: textTokens * 4 + step.argumentChars,
       turn: this.turn,
       step: this.step,
       ...(ids.length > 0 ? { declares: ids } : {}),
     });
     this.anchor = { promptTokens: serverPrompt, completionTokens: Math.ceil(assistantTokens * this.script.serverRatio), lastSeq: assistantSeq };
     this.calibration = calibrate(this.calibration, serverPrompt, promptRaw);
-    step.tools.forEach((tool, n) => {
+    tools.forEach((tool, n) => {
       const tokens = Math.max(1, Math.ceil(tool.chars / tool.charsPerToken));
       const result: Omit<LedgerEntry, 'seq'> = { role: 'tool', tokens, chars: tool.chars, turn: this.turn, step: this.step, answers: ids[n]! };
       if (!isOversized(result, this.settings, this.settings.contextWindow)) {
@@ -342,6 +363,8 @@ export class Simulation {
       if (decision.strategy === 'summary') this.stats.summaries++;
       else this.stats.prunes++;
       if (decision.tailCuts.length > 0) this.stats.tailCuts++;
+      const assistants = new Set(before.filter((entry) => entry.role === 'assistant').map((entry) => entry.seq));
+      if (decision.tailCuts.some((cut) => assistants.has(cut.seq))) this.stats.argumentCuts++;
     }
     if (verdict.ok) this.breaker = recordSuccess(this.breaker);
     else {
