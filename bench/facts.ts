@@ -1,18 +1,18 @@
 /**
- * Benchmark 5, what survives compaction: facts enter a session early — through a user message and
+ * Benchmark 5, what survives compaction: facts enter a session early — through user messages and
  * through real tool output — and each step's request (what the workflow sends the model) is searched
- * for them, so the share still in the context after 1, 3 and 10 compactions can be read off.
- *
- * What this measures: agentd's pipeline (tail selection, pinned prefix, summary merge across
- * compactions) with the SIMULATOR as summarizer. The simulator's summaries keep the goal, `CONSTRAINT:`
- * lines of user messages, the files the agent wrote or read (newest 30) and progress; they keep
- * nothing else a real model might. So a fact that lives only in prose or tool output survives here
- * only while it is in the verbatim tail.
+ * for them, so the share still in the context after 1, 3 and 10 compactions can be read off; at the
+ * end every fact is looked up with the store search that backs `search_transcript`. One session per
+ * simulator summarizer behaviour (sectioned, prose, headings, lossy, long, refusal, fail): facts must
+ * not depend on the model writing agentd's sections, since the session memory carries user messages
+ * and the artifact trail whatever the summarizer does (DESIGN §5).
  */
 import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../src/model/messages';
+import { isMemoryMessage } from '../src/model/memoryFormat';
 import { isSummaryMessage } from '../src/model/summaryFormat';
+import { SUMMARIZER_BEHAVIOURS, type SummarizerBehaviour } from '../src/simulator/options';
 import type { ObservedRequest } from '../src/simulator/observer';
 import type { Stack } from '../test/helpers/stack';
 import { int, num, say, table, type BenchBody } from './lib/result';
@@ -21,7 +21,9 @@ const WINDOW = 32_768;
 const TURN_STEPS = 12;
 const TURNS = 24;
 const CHECKPOINTS = [1, 3, 10] as const;
-const TASK = `Tidy up the parser module and keep its tests green. [sim steps=${TURN_STEPS} output=7000-8000]`;
+const MAX_STEPS = 220;
+const task = (summarizer: SummarizerBehaviour): string =>
+  `Tidy up the parser module and keep its tests green. [sim steps=${TURN_STEPS} output=7000-8000 summarizer=${summarizer}]`;
 /**
  * A file at the workspace's top level while the first two turns run (the bench deletes it then):
  * the script's `list_files .` (not recursive) output carries its name.
@@ -30,13 +32,23 @@ const PLANTED_FILE = 'legacy_grammar.pegjs';
 const CONSTRAINT = 'never edit files under vendor/, they are generated';
 const FAILING_TEST = 'parser rejects empty input';
 const USER_PATH = 'src/parser/tokenize.ts';
+const CODENAME = 'release train Osprey-7';
+/** A failing test named only in a command's output: the command decodes it, so its arguments do not name it. */
+const OUTPUT_TEST = 'tokenizer_keeps_trailing_tabs';
+const FAILING_COMMAND = `echo ${Buffer.from(`ok 1 - lexer\nnot ok 2 - ${OUTPUT_TEST}\nAssertionError: expected 2 tabs, got 0`).toString('base64')} | base64 -d; exit 1`;
+/** A number only in a (passing) command's output: the command computes it. */
+const OUTPUT_NUMBER = String(1031 * 7);
+const NUMBER_COMMAND = 'echo "parser benchmark: $((1031*7)) ops/s"';
 const SECOND_MESSAGE = [
   `CONSTRAINT: ${CONSTRAINT}.`,
   `CI reports one failing test, \`${FAILING_TEST}\` in test/parser.test.ts; the code under test is ${USER_PATH}.`,
   `Look into it. [sim steps=${TURN_STEPS}]`,
+  `[sim call run_command ${JSON.stringify({ command: FAILING_COMMAND })}]`,
+  `[sim call run_command ${JSON.stringify({ command: NUMBER_COMMAND })}]`,
 ].join('\n');
+const FOURTH_MESSAGE = `Go on with part 4 of the clean-up; it ships with the ${CODENAME}. [sim steps=${TURN_STEPS}]`;
 
-type Where = 'pinned' | 'summary' | 'tail';
+type Where = 'pinned' | 'memory' | 'summary' | 'tail';
 
 interface Fact {
   readonly id: string;
@@ -61,10 +73,17 @@ function locate(messages: readonly ChatMessage[], text: string): Where | null {
   let where: Where | null = null;
   for (const [index, message] of messages.entries()) {
     if (!textsOf(message).some((part) => part.includes(text))) continue;
-    // The first two messages are the pinned system prompt and task; a summary outranks the tail.
-    const here: Where = index < 2 ? 'pinned' : message.role === 'user' && isSummaryMessage(message.content) ? 'summary' : 'tail';
-    if (here === 'pinned') return here;
-    if (where !== 'summary') where = here;
+    // The first two messages are the pinned system prompt and task; the memory outranks a summary, which outranks the tail.
+    const here: Where =
+      index < 2
+        ? 'pinned'
+        : message.role === 'user' && isMemoryMessage(message.content)
+          ? 'memory'
+          : message.role === 'user' && isSummaryMessage(message.content)
+            ? 'summary'
+            : 'tail';
+    const rank: Record<Where, number> = { pinned: 3, memory: 2, summary: 1, tail: 0 };
+    if (where === null || rank[here] > rank[where]) where = here;
   }
   return where;
 }
@@ -81,30 +100,55 @@ function firstWrittenPath(messages: readonly ChatMessage[]): string | undefined 
   return undefined;
 }
 
-export async function factsBench(stack: Stack): Promise<BenchBody> {
-  const facts: Fact[] = [
+/** One session's figures under one summarizer behaviour. */
+interface Run {
+  readonly summarizer: SummarizerBehaviour;
+  readonly facts: Fact[];
+  readonly rows: Check[];
+  readonly searchable: Record<string, boolean>;
+  readonly byStrategy: Record<string, number>;
+  readonly step: number;
+  readonly summaryRequests: number;
+}
+
+function factList(): Fact[] {
+  return [
     { id: 'constraint', how: 'a `CONSTRAINT:` line of the turn-2 user message', text: CONSTRAINT },
-    { id: 'failing test', how: 'named in prose in the turn-2 user message', text: FAILING_TEST },
+    { id: 'failing test (user)', how: 'named in prose in the turn-2 user message', text: FAILING_TEST },
     { id: 'user file path', how: 'named in prose in the turn-2 user message', text: USER_PATH },
+    { id: 'codename', how: 'prose in the turn-4 user message', text: CODENAME },
     { id: 'listed file name', how: '`list_files` output of turns 1–2 (file deleted after turn 2)', text: PLANTED_FILE },
-    { id: 'written file path', how: 'the agent\'s first `write_file` (turn 1, step 2)' },
+    { id: 'written file path', how: "the agent's first `write_file` (turn 1, step 2)" },
+    { id: 'failing test (output)', how: 'only in the output of a failing `run_command` (turn 2)', text: OUTPUT_TEST },
+    { id: 'number (output)', how: 'only in the output of a passing `run_command` (turn 2)', text: OUTPUT_NUMBER },
   ];
+}
+
+/**
+ * "Compactions" counts every time the context got shorter (a summary, a prune or a truncation),
+ * so summarizers that never succeed are measured after as many context changes as the others.
+ */
+async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Run> {
+  const facts = factList();
   const checks: Check[] = [];
-  /** The last request before the first summary: every fact should be there, or the test proves nothing. */
   let beforeFirst: Check | undefined;
-  let summaries = 0;
+  let compactions = 0;
+  let lastLength = 0;
   let lastMessages: readonly ChatMessage[] = [];
   let lastIndex = -1;
   let plantedRemoved = false;
   let workspace = '';
+  let summaryRequests = 0;
   let reachedAll: () => void = () => undefined;
   const reached = new Promise<void>((resolve) => (reachedAll = resolve));
 
   const observe = (request: ObservedRequest): void => {
     if (request.summarizing) {
-      summaries += 1;
+      summaryRequests += 1;
       return;
     }
+    if (request.messages.length < lastLength) compactions += 1;
+    lastLength = request.messages.length;
     lastMessages = request.messages;
     lastIndex = request.index;
     const written = facts.find((fact) => fact.id === 'written file path');
@@ -117,26 +161,28 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
       rmSync(join(workspace, PLANTED_FILE));
       plantedRemoved = true;
     }
-    if (summaries === 0) beforeFirst = { compactions: 0, requestIndex: request.index, found: findAll(facts, request.messages) };
-    const due = CHECKPOINTS.find((count) => count === summaries && !checks.some((check) => check.compactions === count));
+    if (compactions === 0) beforeFirst = { compactions: 0, requestIndex: request.index, found: findAll(facts, request.messages) };
+    const due = CHECKPOINTS.find((count) => count === compactions && !checks.some((check) => check.compactions === count));
     if (due !== undefined) {
       checks.push({ compactions: due, requestIndex: request.index, found: findAll(facts, request.messages) });
       if (due === CHECKPOINTS.at(-1)) reachedAll();
     }
   };
 
+  const sessionId = `bench-facts-${summarizer}-${Date.now()}`;
   const outcome = await stack.withWorker({ contextWindow: WINDOW, observe }, async () => {
-    const sessionId = `bench-facts-${Date.now()}`;
     workspace = join(stack.workspaceRoot, sessionId);
     mkdirSync(workspace, { recursive: true });
     writeFileSync(join(workspace, PLANTED_FILE), 'start = expression\n');
     const handle = await stack.sessions.start(
-      { task: TASK, model: 'agentd-sim', contextWindow: WINDOW, maxTurns: TURNS, maxSteps: TURNS * (TURN_STEPS + 1) + 10, awaitMessagesSeconds: 30 },
+      { task: task(summarizer), model: 'agentd-sim', contextWindow: WINDOW, maxTurns: TURNS, maxSteps: MAX_STEPS, awaitMessagesSeconds: 30 },
       { sessionId },
     );
     // Queued now, each opens the next turn when the one before ends.
     await stack.sessions.send(sessionId, SECOND_MESSAGE);
-    for (let part = 3; part <= TURNS; part += 1) {
+    await stack.sessions.send(sessionId, `Go on with part 3 of the clean-up. [sim steps=${TURN_STEPS}]`);
+    await stack.sessions.send(sessionId, FOURTH_MESSAGE);
+    for (let part = 5; part <= TURNS; part += 1) {
       await stack.sessions.send(sessionId, `Go on with part ${part} of the clean-up. [sim steps=${TURN_STEPS}]`);
     }
     const result = stack.sessions.result(sessionId);
@@ -145,49 +191,94 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
     const state = await stack.sessions.state(sessionId);
     if (ended === 'checkpoints') await handle.terminate('benchmark has its checkpoints');
     else await result;
-    return { state, ended };
+    return { state };
   });
-  const end = { compactions: summaries, requestIndex: lastIndex, found: findAll(facts, lastMessages) };
+  const searchable: Record<string, boolean> = {};
+  for (const fact of facts) {
+    searchable[fact.id] = fact.text !== undefined && (await stack.store.search(sessionId, fact.text)).length > 0;
+  }
+  const end = { compactions, requestIndex: lastIndex, found: findAll(facts, lastMessages) };
   const first = beforeFirst ?? { compactions: 0, requestIndex: -1, found: {} };
-  // The end is shown only when the session went on past the last checkpoint.
   const rows = [first, ...checks, ...(checks.at(-1)?.requestIndex === end.requestIndex ? [] : [end])];
-  const heading = (row: Check): string =>
-    row === first ? 'before the 1st' : row === end ? `at the end (${row.compactions})` : `after ${row.compactions}`;
-  for (const row of rows) say(`${heading(row)} compaction(s): ${share(row)} kept — ${facts.map((fact) => `${fact.id}: ${row.found[fact.id] ?? 'lost'}`).join(', ')}`);
-  const byStrategy = outcome.state.compaction.byStrategy;
+  const run: Run = {
+    summarizer,
+    facts,
+    rows,
+    searchable,
+    byStrategy: outcome.state.compaction.byStrategy,
+    step: outcome.state.step,
+    summaryRequests,
+  };
+  say(
+    `${summarizer}: ${rows.map((row) => `${heading(run, row)} ${share(row)}`).join(', ')}; searchable ${Object.values(searchable).filter(Boolean).length}/${facts.length}; ` +
+      `compactions ${JSON.stringify(run.byStrategy)}`,
+  );
+  return run;
+}
 
+function heading(run: Run, row: Check): string {
+  if (row === run.rows[0]) return 'before the 1st';
+  const last = run.rows.at(-1);
+  const isCheckpoint = CHECKPOINTS.some((count) => count === row.compactions) && row !== last;
+  return isCheckpoint || (row === last && CHECKPOINTS.at(-1) === row.compactions) ? `after ${row.compactions}` : `at the end (${row.compactions})`;
+}
+
+/** `--summarizers=prose,lossy` (bench argument) narrows the behaviours; all by default. */
+function behaviours(): SummarizerBehaviour[] {
+  const arg = process.argv.find((value) => value.startsWith('--summarizers='))?.slice('--summarizers='.length);
+  if (arg === undefined) return [...SUMMARIZER_BEHAVIOURS];
+  return SUMMARIZER_BEHAVIOURS.filter((behaviour) => arg.split(',').includes(behaviour));
+}
+
+export async function factsBench(stack: Stack): Promise<BenchBody> {
+  const runs: Run[] = [];
+  for (const summarizer of behaviours()) runs.push(await runOne(stack, summarizer));
+  const tables = runs.flatMap((run) => [
+    `### Summarizer \`${run.summarizer}\``,
+    '',
+    `Stopped at step ${run.step}; ${run.summaryRequests} summary requests answered; compactions ${JSON.stringify(run.byStrategy)}.`,
+    '',
+    ...table(
+      ['fact', 'how it entered', ...run.rows.map((row) => heading(run, row)), 'search'],
+      run.facts.map((fact) => [
+        `${fact.id}: \`${fact.text ?? '?'}\``,
+        fact.how,
+        ...run.rows.map((row) => row.found[fact.id] ?? '**lost**'),
+        run.searchable[fact.id] ? 'found' : '**not found**',
+      ]),
+    ),
+    '',
+    `Share in the context: ${run.rows.map((row) => `${heading(run, row)} **${share(row)}**`).join(', ')}.`,
+    missing(run.rows.slice(1)),
+    '',
+  ]);
   return {
     figures: {
-      task: TASK,
       contextWindow: WINDOW,
-      facts: facts.map(({ id, how, text }) => ({ id, how, text: text ?? null })),
-      beforeFirstCompaction: { ...first, keptShare: keptShare(first) },
-      checkpoints: checks.map((check) => ({ ...check, keptShare: keptShare(check) })),
-      end: { ...end, keptShare: keptShare(end), step: outcome.state.step, turn: outcome.state.turn },
-      compactionsByStrategy: byStrategy,
-      stoppedBecause: outcome.ended,
+      runs: runs.map((run) => ({
+        summarizer: run.summarizer,
+        task: task(run.summarizer),
+        facts: run.facts.map(({ id, how, text }) => ({ id, how, text: text ?? null })),
+        rows: run.rows.map((row) => ({ ...row, keptShare: keptShare(row) })),
+        searchable: run.searchable,
+        compactionsByStrategy: run.byStrategy,
+        step: run.step,
+        summaryRequests: run.summaryRequests,
+      })),
     },
     markdown: [
-      `One session on a ${int(WINDOW)}-token window: task \`${TASK}\`, then ${TURNS - 1} queued user messages, each a turn of`,
-      `${TURN_STEPS} steps (7–8 KB \`run_command\` outputs, under the 8,192-char prune threshold, so compactions are summaries).`,
-      'Facts enter early; before every step the request the workflow sends',
-      'is searched for each (message text and tool-call arguments). "After N compactions" is the first step request after',
-      `the Nth summary. The session was stopped once the last checkpoint was read (step ${outcome.state.step}, turn ${outcome.state.turn};`,
-      `${byStrategy.summary} summaries, ${byStrategy.prune} prunes, ${byStrategy.truncate} truncations).`,
+      `One session per simulator summarizer behaviour on a ${int(WINDOW)}-token window: the task, then ${TURNS - 1} queued user`,
+      `messages, each a turn of ${TURN_STEPS} steps (7–8 KB \`run_command\` outputs). Facts enter early; before every step the`,
+      'request the workflow sends is searched for each (message text and tool-call arguments) and the place it is found in',
+      'is shown: `pinned` (task), `memory` (the session memory agentd builds without a model), `summary`, `tail`. "After N',
+      'compactions" is the first step request after the context got shorter for the Nth time (a summary, prune or',
+      'truncation). "search" is the store search behind `search_transcript`, run at the end for each fact.',
       '',
-      ...table(
-        ['fact', 'how it entered', ...rows.map(heading)],
-        facts.map((fact) => [`${fact.id}: \`${fact.text ?? '?'}\``, fact.how, ...rows.map((row) => row.found[fact.id] ?? '**lost**')]),
-      ),
-      '',
-      `Share in the context: ${rows.map((row) => `${heading(row)} **${share(row)}**`).join(', ')} (compactions).`,
-      missing(checks),
-      '',
-      '**What this measures, honestly.** The summarizer is the simulator, not an LLM: its summaries carry the goal, every',
-      '`CONSTRAINT:` line of a user message, the newest 30 files the agent wrote or read, and progress counters. So the',
-      'constraint survives every compaction through the summary merge (each summary folds the previous one in), a path the',
-      'agent wrote survives until 30 newer files push it out of the list, and prose or tool output survives only while it is',
-      'in the verbatim tail. The figures test agentd\'s tail selection, pinning and summary merging, not summary quality.',
+      ...tables,
+      '**What this measures, honestly.** The summarizers are the simulator\'s scripted behaviours, not LLMs. Facts from user',
+      'messages and the artifact trail (files written, listed, failing commands) are kept by the session memory, which no model',
+      'writes; a number in a passing command\'s output survives only while a summary or the tail carries it, and is then',
+      'found by search.',
     ].filter((line) => line !== undefined),
   };
 }
@@ -207,6 +298,6 @@ function share(check: Check): string {
 }
 
 function missing(checks: readonly Check[]): string {
-  const absent = CHECKPOINTS.filter((count) => !checks.some((check) => check.compactions === count));
+  const absent = CHECKPOINTS.filter((count) => !checks.some((check) => check.compactions >= count));
   return absent.length === 0 ? '' : `The session ended before compaction ${absent.join(', ')}: no figure for ${absent.length === 1 ? 'it' : 'them'}.`;
 }

@@ -2,8 +2,9 @@
  * `npm run bench`: every benchmark on one real stack (a Temporal dev server on a free port, a
  * SQLite transcript store, in-process workers, the strict simulator over HTTP), each against its
  * baseline in the same run. Prints figures as they come and writes bench/results/bench.{json,md}
- * and context.svg. `--only=history,decide` runs a subset; `--note="…"` adds a sentence on the run's
- * conditions to the report.
+ * and context.svg. `--only=history,decide` runs a subset (written to bench-history-decide.{json,md});
+ * `--summarizers=prose,lossy` narrows the facts benchmark's summarizer behaviours; `--note="…"` adds
+ * a sentence on the run's conditions to the report.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -156,9 +157,11 @@ async function main(): Promise<void> {
     loadAverage: { start: loadBefore, end: loadAfter },
     results: Object.fromEntries(results.map((result) => [result.id, { title: result.title, elapsedMs: result.elapsedMs, ...result.figures }])),
   };
-  await writeFile(join(RESULTS_DIR, 'bench.json'), `${JSON.stringify(json, null, 2)}\n`);
-  await writeFile(join(RESULTS_DIR, 'bench.md'), markdown(results, startedAt, totalMs, loadBefore, loadAfter, argv));
-  console.log(`\nall done in ${num(totalMs / 1000, 1)} s; wrote ${int(results.length)} results to bench/results/bench.json and bench.md`);
+  // A subset run keeps the full run's report: it writes bench-<ids>.{json,md} beside it.
+  const base = benchmarks.length === BENCHMARKS.length ? 'bench' : `bench-${benchmarks.map((bench) => bench.id).join('-')}`;
+  await writeFile(join(RESULTS_DIR, `${base}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(join(RESULTS_DIR, `${base}.md`), markdown(results, startedAt, totalMs, loadBefore, loadAfter, argv));
+  console.log(`\nall done in ${num(totalMs / 1000, 1)} s; wrote ${int(results.length)} results to bench/results/${base}.json and ${base}.md`);
 }
 
 main().catch((error: unknown) => {
