@@ -50,6 +50,8 @@ describe('session memory', () => {
     await call('run_command', { command: 'npm test' }, 'ok 1 - lexer\nnot ok 2 - parser rejects empty input\n  AssertionError: expected throw\nexit code: 1');
     await put({ role: 'user', content: 'Now also update the changelog, please.' });
     await call('run_command', { command: 'npm run lint' }, 'all clean\nexit code: 0');
+    // A later listing no longer shows the deleted file; the memory still names it.
+    await call('list_files', { path: '.' }, 'src/\nvendor/');
     return seq - 1;
   }
 
@@ -61,7 +63,7 @@ describe('session memory', () => {
     assert.match(text, /CONSTRAINT: never edit vendor\/\. The release is code-named Osprey\./, 'a user message verbatim');
     assert.ok(text.indexOf('update the changelog') < text.indexOf('code-named Osprey'), 'newest first');
     assert.match(text, /src\/parser\.ts \(write_file at seq 3, 20 bytes\)/, 'the file written, its seq and size');
-    assert.match(text, /listed \. \(seq 6\): legacy_grammar\.pegjs, src\/, vendor\//, 'the names a listing showed');
+    assert.match(text, /listed \. \(newest seq 15\): src\/, vendor\/, legacy_grammar\.pegjs/, 'every name the listings showed, also a file deleted since');
     assert.match(text, /read_file README\.md \(seq 8\)/, 'the file read');
     assert.match(text, /`npm test` → exit code 1/, 'a command and its exit status');
     assert.match(text, /`npm run lint` → exit code 0/);

@@ -181,22 +181,38 @@ function writtenFiles(tools: readonly ToolFacts[]): string[] {
     .map(([path, file]) => `- ${path} (${file.name} at seq ${file.seq}${file.size === undefined ? '' : `, ${file.size} bytes`})`);
 }
 
+/**
+ * Files read, newest first, and each folder listed with every name its listings showed (newest
+ * listing first: a file seen once and deleted since is still named, with the seq that saw it).
+ */
 function readFiles(tools: readonly ToolFacts[]): string[] {
-  const lines: string[] = [];
+  // Entries in the order first met going back in time: a file read, or a folder and its names.
+  const entries: Array<{ line: string } | { path: string; seq: number; names: string[] }> = [];
   const seen = new Set<string>();
+  const listed = new Map<string, { path: string; seq: number; names: string[] }>();
   for (const { call, output, isError, resultSeq } of [...tools].reverse()) {
     const path = call.args.path;
-    if (typeof path !== 'string' || WRITES.test(call.name) || seen.has(`${call.name} ${path}`)) continue;
-    seen.add(`${call.name} ${path}`);
+    if (typeof path !== 'string' || WRITES.test(call.name)) continue;
     if (call.name === 'list_files' && !isError) {
-      const names = output.split('\n').filter((name) => name !== '' && !name.startsWith('['));
-      const shown = names.slice(0, LISTED_NAMES_KEPT).join(', ');
-      lines.push(`- listed ${path} (seq ${resultSeq}): ${shown}${names.length > LISTED_NAMES_KEPT ? `, … ${names.length - LISTED_NAMES_KEPT} more` : ''}`);
-    } else {
-      lines.push(`- ${call.name} ${path} (seq ${resultSeq})${isError ? ' failed' : ''}`);
+      let folder = listed.get(path);
+      if (!folder) {
+        folder = { path, seq: resultSeq, names: [] };
+        listed.set(path, folder);
+        entries.push(folder);
+      }
+      for (const name of output.split('\n')) {
+        if (name !== '' && !name.startsWith('[') && !folder.names.includes(name)) folder.names.push(name);
+      }
+    } else if (!seen.has(`${call.name} ${path}`)) {
+      seen.add(`${call.name} ${path}`);
+      entries.push({ line: `- ${call.name} ${path} (seq ${resultSeq})${isError ? ' failed' : ''}` });
     }
   }
-  return lines;
+  return entries.map((entry) => {
+    if ('line' in entry) return entry.line;
+    const more = entry.names.length > LISTED_NAMES_KEPT ? `, … ${entry.names.length - LISTED_NAMES_KEPT} more` : '';
+    return `- listed ${entry.path} (newest seq ${entry.seq}): ${entry.names.slice(0, LISTED_NAMES_KEPT).join(', ')}${more}`;
+  });
 }
 
 function commandLines(tools: readonly ToolFacts[]): string[] {
