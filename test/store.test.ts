@@ -8,11 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { countMessageTokens } from '../src/model/tokens';
 import { openStore } from '../src/store/openStore';
-import { MIGRATIONS } from '../src/store/postgresMigrations';
+import { migrate, MIGRATIONS } from '../src/store/postgresMigrations';
 import { PostgresTranscriptStore } from '../src/store/postgresStore';
+import { SqliteTranscriptStore } from '../src/store/sqliteStore';
 import { parseStoreSetting, redactStoreUrl, type StoreSetting } from '../src/store/storeSetting';
 import { TranscriptStoreError, type TranscriptStore } from '../src/store/transcriptStore';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from './helpers/postgres';
@@ -142,6 +144,36 @@ for (const backend of BACKENDS) {
       }
     });
 
+    it('searches one session\'s originals: seqs with snippets, arguments unescaped, views and summaries left out', async () => {
+      const sessionId = 'find';
+      await store.put(sessionId, 0, { role: 'system', content: 'You are careful.' });
+      await store.put(sessionId, 1, { role: 'user', content: 'CONSTRAINT: never edit vendor/, it is generated.' });
+      const args = JSON.stringify({ path: 'src/osprey.ts', content: 'export const release = "osprey";\nconst retries = 7431;' });
+      await store.put(sessionId, 2, {
+        role: 'assistant',
+        content: 'Writing the module.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'write_file', arguments: args } }],
+      });
+      await store.put(sessionId, 3, { role: 'tool', tool_call_id: 'c1', content: 'not ok 4 - tokenizer_rejects_tabs\nexit code: 1\u0000' });
+      await store.put(sessionId, 4, { role: 'tool', tool_call_id: 'c1', content: 'view of tokenizer_rejects_tabs' }, { kind: 'view', replaces: 3 });
+      await store.put(sessionId, 5, { role: 'user', content: '[agentd summary] vendor osprey' }, { kind: 'summary' });
+      await store.put('elsewhere', 0, { role: 'user', content: 'another session also mentions osprey and vendor' });
+
+      const constraint = await store.search(sessionId, 'vendor generated');
+      assert.deepEqual(constraint.map((hit) => hit.seq), [1], 'every word must occur; the summary is not indexed');
+      assert.equal(constraint[0]?.role, 'user');
+      assert.match(constraint[0]?.snippet ?? '', /\[vendor\]/, 'the snippet marks the match');
+      const number = await store.search(sessionId, '7431');
+      assert.deepEqual(number.map((hit) => hit.seq), [2], 'a number inside write_file arguments');
+      const failing = await store.search(sessionId, 'tokenizer_rejects_tabs');
+      assert.deepEqual(failing.map((hit) => hit.seq), [3], 'the original, not its view');
+      assert.match(failing[0]?.snippet ?? '', /tokenizer/);
+      assert.deepEqual((await store.search(sessionId, 'osprey')).map((hit) => hit.seq), [2], 'never another session');
+      assert.deepEqual(await store.search(sessionId, '"*:) -'), [], 'a query of punctuation finds nothing, and does not throw');
+      assert.deepEqual(await store.search(sessionId, 'absent-word'), []);
+      assert.deepEqual((await store.search(sessionId, 'exit: code"', { limit: 1 })).map((hit) => hit.seq), [3], 'query syntax is taken as words');
+    });
+
     it('is shared by a second connection (worker and CLI)', async () => {
       const reader = await openStore(setting);
       try {
@@ -183,6 +215,32 @@ describe('PostgreSQL schema migration', { skip: postgresServer ? false : 'AGENTD
     }
   });
 
+  it('indexes for search the rows a database written before migration 2 already holds', async () => {
+    const older = await createTestDatabase(postgresServer!, 'search');
+    try {
+      const pool = new pg.Pool({ connectionString: older.url });
+      try {
+        await migrate(pool, MIGRATIONS.filter((migration) => migration.version === 1));
+        const insert = 'INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at) VALUES ($1, $2, $3, $4, 1, 1, $5, now())';
+        await pool.query(insert, ['old', 0, 'tool', JSON.stringify({ role: 'tool', tool_call_id: 'c', content: 'FAIL legacy_case\u0000' }), '{}']);
+        const call = { id: 'c', type: 'function', function: { name: 'write_file', arguments: JSON.stringify({ path: 'notes/kestrel.md' }) } };
+        await pool.query(insert, ['old', 1, 'assistant', JSON.stringify({ role: 'assistant', content: null, tool_calls: [call] }), '{}']);
+        await pool.query(insert, ['old', 2, 'tool', JSON.stringify({ role: 'tool', tool_call_id: 'c', content: 'legacy_case view' }), '{"kind":"view"}']);
+      } finally {
+        await pool.end();
+      }
+      const store = await PostgresTranscriptStore.open({ url: older.url });
+      try {
+        assert.deepEqual((await store.search('old', 'legacy_case')).map((hit) => hit.seq), [0], 'the original, not the view');
+        assert.deepEqual((await store.search('old', 'kestrel')).map((hit) => hit.seq), [1], 'tool-call arguments too');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await older.drop();
+    }
+  });
+
   it('fails with a typed error, without the password, when the server cannot be reached', async () => {
     const unreachable = 'postgres://agentd:s3cret-pw@127.0.0.1:1/nowhere';
     await assert.rejects(PostgresTranscriptStore.open({ url: unreachable }), (error: unknown) => {
@@ -191,6 +249,39 @@ describe('PostgreSQL schema migration', { skip: postgresServer ? false : 'AGENTD
       assert.doesNotMatch(error.message, /s3cret-pw/);
       return true;
     });
+  });
+});
+
+describe('SQLite search index', () => {
+  it('indexes the rows of a file written before the index existed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentd-store-fts-'));
+    try {
+      const file = join(dir, 'old.db');
+      const db = new Database(file);
+      db.exec(`CREATE TABLE messages (session_id TEXT NOT NULL, seq INTEGER NOT NULL, role TEXT NOT NULL, body TEXT NOT NULL,
+        tokens INTEGER NOT NULL, chars INTEGER NOT NULL, meta TEXT NOT NULL, created_at TEXT NOT NULL, PRIMARY KEY (session_id, seq)) WITHOUT ROWID`);
+      db.prepare('INSERT INTO messages VALUES (?, ?, ?, ?, 1, 1, ?, ?)').run(
+        'old', 0, 'tool', JSON.stringify({ role: 'tool', tool_call_id: 'c', content: 'FAIL legacy_case' }), '{}', new Date().toISOString(),
+      );
+      db.close();
+      const store = new SqliteTranscriptStore(file);
+      try {
+        assert.deepEqual((await store.search('old', 'legacy_case')).map((hit) => hit.seq), [0]);
+        await store.put('old', 1, { role: 'user', content: 'a new legacy_case line' });
+        assert.deepEqual((await store.search('old', 'legacy_case')).map((hit) => hit.seq).sort(), [0, 1]);
+      } finally {
+        await store.close();
+      }
+      // Opening again neither rebuilds nor doubles the index.
+      const again = new SqliteTranscriptStore(file);
+      try {
+        assert.equal((await again.search('old', 'legacy_case')).length, 2);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -129,6 +129,9 @@ describe('read_output', () => {
         asked.push(seq);
         return outputs[seq];
       },
+      async search() {
+        return [];
+      },
     };
   }
 
@@ -182,7 +185,7 @@ describe('read_output', () => {
     assert.equal((await call('read_output', { seq: 2 }, ctx({ transcript }))).output, '[seq 2 is empty]');
     assert.equal(
       (await call('read_output', { seq: 99 }, ctx({ transcript }))).output,
-      'error: seq 99 is not a tool output of this session',
+      'error: seq 99 is not stored for this session',
     );
     assert.match((await call('read_output', { seq: 5 })).output, /^error: cannot read the output of seq 5: /);
     assert.match((await call('read_output', { seq: -1 }, ctx({ transcript }))).output, /^error: invalid arguments for read_output: seq: /);
@@ -373,7 +376,7 @@ describe('runToolCall and the registry', () => {
 
   test('specs() gives each tool a JSON schema with the right required fields', () => {
     const specs = new Map(registry.specs().map((s) => [s.function.name, s.function]));
-    assert.deepEqual([...specs.keys()], ['read_file', 'write_file', 'list_files', 'run_command', 'read_output', 'finish']);
+    assert.deepEqual([...specs.keys()], ['read_file', 'write_file', 'list_files', 'run_command', 'read_output', 'search_transcript', 'finish']);
     const required = (name: string): unknown => specs.get(name)?.parameters['required'];
     assert.deepEqual(required('read_file'), ['path']);
     assert.deepEqual(required('write_file'), ['path', 'content']);

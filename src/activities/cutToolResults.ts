@@ -1,7 +1,10 @@
 /**
- * The prune activity: replaces tool results in the context by head-and-tail views. The original
- * stays in the store under its own seq; the view names it, so `read_output` can page through it.
+ * The prune activity: replaces tool results (and large tool-call arguments) in the context by
+ * head-and-tail views. The original stays in the store under its own seq; the view names it, so
+ * `read_output` can page through it.
  */
+import { cutToolCallArguments } from '../model/argumentView';
+import type { ChatMessage } from '../model/messages';
 import { viewMarker } from '../model/viewFormat';
 import type { MessageMeasure } from '../policy/ledger';
 import type { ActivityDeps } from './deps';
@@ -18,14 +21,27 @@ export function createCutToolResults({ store }: ActivityDeps) {
         continue;
       }
       const [source] = await store.getMany(input.sessionId, [request.sourceSeq]);
-      if (source?.message.role !== 'tool') {
-        throw new Error(`session ${input.sessionId}: seq ${request.sourceSeq} is not a tool result and cannot be cut`);
+      const view = source ? viewOf(source.message, request) : undefined;
+      if (!view) {
+        throw new Error(`session ${input.sessionId}: seq ${request.sourceSeq} is neither a tool result nor a tool call and cannot be cut`);
       }
-      const view = { ...source.message, content: headAndTail(source.message.content, request) };
       measures.push(measureOf(await store.put(input.sessionId, request.viewSeq, view, { kind: 'view', replaces: request.sourceSeq })));
     }
     return measures;
   };
+}
+
+/**
+ * A tool result cut to its head and tail; an assistant message with its long tool-call argument
+ * values cut (the call stays valid JSON, and declares the same ids). Undefined for anything else.
+ */
+export function viewOf(message: ChatMessage, request: Pick<ViewRequest, 'sourceSeq' | 'headChars' | 'tailChars'>): ChatMessage | undefined {
+  if (message.role === 'tool') return { ...message, content: headAndTail(message.content, request) };
+  if (message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0) {
+    const kept = request.headChars + request.tailChars;
+    return cutToolCallArguments(message, request.sourceSeq, kept, kept > 0 ? request.headChars / kept : 1);
+  }
+  return undefined;
 }
 
 /** The first and last characters of `text` around a marker that says how to read the rest. */

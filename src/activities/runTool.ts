@@ -1,4 +1,5 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
+import { messageText } from '../model/messageText';
 import type { ToolCall } from '../model/messages';
 import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
@@ -33,11 +34,14 @@ export function createRunTool(deps: ActivityDeps) {
           timeoutMs: input.timeoutSeconds * 1000,
           outputCapChars: input.outputCapChars,
           transcript: {
-            // Originals of this session's tool outputs only: a view's marker names them by seq.
+            // This session's rows only: another session's seqs are not the model's to read.
             readOutput: async (seq) => {
               const row = await store.get(input.sessionId, seq);
-              return row?.message.role === 'tool' ? row.message.content : undefined;
+              return row ? messageText(row.message) : undefined;
             },
+            // The call asking would always match its own query: it is left out.
+            search: async (query, limit) =>
+              (await store.search(input.sessionId, query, { limit: limit + 1 })).filter((hit) => hit.seq !== input.callSeq).slice(0, limit),
           },
         });
         meta.isError = outcome.output.startsWith('error: ');

@@ -9,6 +9,7 @@ import type { ChatMessage, ToolSpec } from '../model/messages';
 import { judgeSummary } from '../model/summaryAcceptance';
 import { summaryMessageHeader } from '../model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
+import type { MessageMeasure } from '../policy/ledger';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
 import { toolsOf } from './toolsOf';
@@ -16,6 +17,8 @@ import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
 import { toModelFailure } from './modelFailure';
+import { viewOf } from './cutToolResults';
+import { buildSessionMemory, sessionMemoryMessage } from './sessionMemory';
 import { summarizeInstruction } from './summarizePrompt';
 import { usageOf } from './usage';
 import {
@@ -52,9 +55,29 @@ export function createSummarize(deps: ActivityDeps) {
     return completion.choices?.[0]?.message?.content ?? '';
   }
 
+  /** The memory block beside the summary, built from the store without a model; a retry finds it stored. */
+  async function storeMemory(input: SummarizeInput): Promise<MessageMeasure | undefined> {
+    if (input.memorySeq === undefined) return undefined;
+    const existing = await store.get(input.sessionId, input.memorySeq);
+    if (existing) return measureOf(existing);
+    const pinned = fromSeqRuns(input.pinned);
+    const text = buildSessionMemory({
+      rows: await store.list(input.sessionId),
+      taskSeq: pinned[pinned.length - 1] ?? 0,
+      summarized: input.covers,
+      kept: input.kept ?? [],
+      budgetTokens: input.memoryBudgetTokens ?? 0,
+    });
+    return measureOf(await store.put(input.sessionId, input.memorySeq, sessionMemoryMessage(text), { kind: 'memory' }));
+  }
+
   return async function summarize(input: SummarizeInput): Promise<SummarizeResult> {
     const existing = await store.get(input.sessionId, input.seq);
-    if (existing) return { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0, possiblyBilledCalls: 0 };
+    if (existing) {
+      const memory = await storeMemory(input);
+      const stored = { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0, possiblyBilledCalls: 0 };
+      return { ...stored, ...(memory ? { memory } : {}) };
+    }
 
     // A retry with nothing stored: the attempt before may have been answered (and billed) and then
     // lost with its worker. It cannot be told from a retry after an endpoint error, so it is "possibly".
@@ -78,11 +101,13 @@ export function createSummarize(deps: ActivityDeps) {
     const instruction: ChatMessage = { role: 'user', content: summarizeInstruction(input.budgetTokens) };
     const fixedTokens =
       toolTokens + sum(pinned.map(countMessageTokens)) + countMessageTokens(instruction) + input.budgetTokens + REQUEST_MARGIN_TOKENS;
-    const chunks = chunkByStep(region, input.contextWindow - fixedTokens);
+    // Every chunk after the first also carries the summary so far, up to the summary budget.
+    const room = input.contextWindow - fixedTokens;
+    const chunks = chunkByStep(region, room, room - input.budgetTokens);
 
     let summary: ChatMessage | undefined;
     for (const chunk of chunks) {
-      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((row) => row.message), instruction], input, spent.usage, toolSpecs);
+      const text = await ask([...pinned, ...(summary ? [summary] : []), ...chunk.map((part) => part.message), instruction], input, spent.usage, toolSpecs);
       spent.calls += 1;
       summary = { role: 'user', content: text };
     }
@@ -93,30 +118,80 @@ export function createSummarize(deps: ActivityDeps) {
       content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
     };
     const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage: spent.usage });
-    return { measure: measureOf(saved), ...spent };
+    const memory = await storeMemory(input);
+    return { measure: measureOf(saved), ...spent, ...(memory ? { memory } : {}) };
   }
 }
 
+/** A message as one summary request carries it: the original, or a view of it when its step is too big. */
+interface RequestPart {
+  readonly message: ChatMessage;
+  readonly tokens: number;
+}
+
+/**
+ * Characters each tool result or tool-call argument set keeps, level by level, when one step alone
+ * is too big for a summary request (DESIGN §5 "a summary request never exceeds the window").
+ */
+const SUMMARY_VIEW_LEVELS = [5_120, 2_048, 512, 128] as const;
+/** Share of a view's characters taken from the head (the rest from the tail, where errors and totals are). */
+const VIEW_HEAD_SHARE = 0.8;
+
 /**
  * Splits the region into requests that fit, only where a step starts (never between an assistant
- * message and its tool results: a strict endpoint rejects such a request).
+ * message and its tool results: a strict endpoint rejects such a request). The first request has
+ * `firstBudget` tokens for the region, later ones `restBudget` (they carry the summary so far). A
+ * step too big for a request on its own is sent as views of its results and tool-call arguments;
+ * the originals stay in the store.
  */
-function chunkByStep(region: StoredMessage[], budget: number): StoredMessage[][] {
-  const chunks: StoredMessage[][] = [];
-  let current: StoredMessage[] = [];
+function chunkByStep(region: StoredMessage[], firstBudget: number, restBudget: number): RequestPart[][] {
+  const chunks: RequestPart[][] = [];
+  let current: RequestPart[] = [];
   let tokens = 0;
-  for (const row of region) {
-    const startsStep = row.message.role !== 'tool';
-    if (startsStep && current.length > 0 && tokens + row.tokens > budget) {
+  const budget = (): number => (chunks.length === 0 ? firstBudget : restBudget);
+  for (const step of stepsOf(region)) {
+    let parts: RequestPart[] = step.map((row) => ({ message: row.message, tokens: row.tokens }));
+    let weight = sum(parts.map((part) => part.tokens));
+    if (current.length > 0 && tokens + weight > budget()) {
       chunks.push(current);
       current = [];
       tokens = 0;
     }
-    current.push(row);
-    tokens += row.tokens;
+    if (weight > budget()) {
+      parts = viewsToFit(step, budget());
+      weight = sum(parts.map((part) => part.tokens));
+    }
+    current.push(...parts);
+    tokens += weight;
   }
   if (current.length > 0) chunks.push(current);
   return chunks;
+}
+
+/** Rows grouped into steps: a message that is not a tool result, and the tool results after it. */
+function stepsOf(region: readonly StoredMessage[]): StoredMessage[][] {
+  const steps: StoredMessage[][] = [];
+  for (const row of region) {
+    const last = steps[steps.length - 1];
+    if (row.message.role === 'tool' && last) last.push(row);
+    else steps.push([row]);
+  }
+  return steps;
+}
+
+/** The step with its large messages cut, one level smaller at a time, until it fits `budget` (or the levels run out). */
+function viewsToFit(step: readonly StoredMessage[], budget: number): RequestPart[] {
+  let parts: RequestPart[] = [];
+  for (const level of SUMMARY_VIEW_LEVELS) {
+    const head = Math.round(level * VIEW_HEAD_SHARE);
+    parts = step.map((row) => {
+      if (row.chars <= level) return { message: row.message, tokens: row.tokens };
+      const view = viewOf(row.message, { sourceSeq: row.seq, headChars: head, tailChars: level - head }) ?? row.message;
+      return { message: view, tokens: countMessageTokens(view) };
+    });
+    if (sum(parts.map((part) => part.tokens)) <= budget) break;
+  }
+  return parts;
 }
 
 /**

@@ -128,6 +128,15 @@ export interface SummarizeInput {
   budgetTokens: number;
   /** The session's usable window: a region too big for one request is summarized in chunks. */
   contextWindow: number;
+  /**
+   * Where the session memory block is stored beside the summary (DESIGN §5 "Session memory");
+   * absent in histories from before it existed.
+   */
+  memorySeq?: number;
+  /** Largest memory block, in tokens (the plan reserved it). */
+  memoryBudgetTokens?: number;
+  /** Original seqs still in the context after this compaction (pinned and tail), for "what left". */
+  kept?: SeqRun[];
 }
 
 /**
@@ -148,6 +157,8 @@ export interface SummarizeSpent {
 
 export interface SummarizeResult extends SummarizeSpent {
   measure: MessageMeasure;
+  /** The session memory stored under `memorySeq`, when one was asked for. */
+  memory?: MessageMeasure;
 }
 
 /** The details of a `SummaryRejected` failure. */

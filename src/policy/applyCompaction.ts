@@ -1,6 +1,6 @@
 /**
  * Builds the live context a compaction or truncation leaves, from the decision and what the
- * activities stored (DESIGN §5 "Result"): `[pinned…, summary?, …older kept by pruning, …tail]`.
+ * activities stored (DESIGN §5 "Result"): `[pinned…, memory?, summary?, …older kept by pruning, …tail]`.
  * Pure: seqs of summaries and views are allocated by the workflow and passed in.
  */
 import { appendOriginals } from './accounting';
@@ -14,6 +14,11 @@ import { fromSeqRuns, toSeqRuns } from './seqRuns';
 export interface CompactionResults {
   /** The summary message (strategy `summary`): its seq and the measure of its stored body. */
   readonly summary?: { readonly seq: number; readonly tokens: number; readonly chars: number };
+  /**
+   * The session memory stored beside the summary (strategy `summary`); absent in histories from
+   * before it existed, where the summary stands alone.
+   */
+  readonly memory?: { readonly seq: number; readonly tokens: number; readonly chars: number };
   /** One view per `prune` and `tailCuts` item of the decision. */
   readonly views?: ReadonlyArray<{
     /** Live seq the view replaces (the `seq` of the cut). */
@@ -46,6 +51,9 @@ export function applyCompaction(
         `[${(results.views ?? []).map((view) => view.replacedSeq).join(', ')}]`,
     );
   }
+  if (!summarizing && results.memory !== undefined) {
+    throw new CompactionError(CompactionErrorCode.resultsMismatch, 'a prune compaction must not bring a session memory');
+  }
   if (summarizing !== (results.summary !== undefined)) {
     throw new CompactionError(
       CompactionErrorCode.resultsMismatch,
@@ -55,13 +63,16 @@ export function applyCompaction(
 
   const tail = new Set(decision.tail);
   const summarize = new Set(summarizing ? fromSeqRuns(decision.summarize) : []);
+  const replacedMemory = new Set(summarizing ? fromSeqRuns(decision.replacedMemory) : []);
   const pinnedOut: LedgerEntry[] = [];
+  const keptMemory: LedgerEntry[] = [];
   const olderOut: LedgerEntry[] = [];
   const tailOut: LedgerEntry[] = [];
   const replaced: Replacement[] = [];
   const covers: number[] = [];
   let summarizedTokens = 0;
   let summarizedFound = 0;
+  let memoryFound = 0;
   let lastSummarizedTurn = 0;
 
   const withView = (entry: LedgerEntry): LedgerEntry => {
@@ -75,6 +86,7 @@ export function applyCompaction(
       chars: view.chars,
       turn: entry.turn,
       step: entry.step,
+      ...(entry.declares !== undefined ? { declares: entry.declares } : {}),
       ...(entry.answers !== undefined ? { answers: entry.answers } : {}),
       kind: LedgerKind.view,
       // A view always names the original, even when it re-cuts an earlier view smaller.
@@ -82,11 +94,28 @@ export function applyCompaction(
     };
   };
 
+  // The new memory replaces the old one only when summary and memory together still weigh less than
+  // what they replace; else the old memory stays (so a small region is not "compacted" into more).
+  let oldMemoryTokens = 0;
+  let regionTokens = 0;
+  for (const entry of ledger) {
+    if (replacedMemory.has(entry.seq)) oldMemoryTokens += entry.tokens;
+    else if (summarize.has(entry.seq)) regionTokens += entry.tokens;
+  }
+  const newMemory =
+    results.memory && results.summary && results.memory.tokens + results.summary.tokens < regionTokens + oldMemoryTokens
+      ? results.memory
+      : undefined;
+
   for (const entry of ledger) {
     if (entry.pinned) {
       pinnedOut.push(entry);
     } else if (tail.has(entry.seq)) {
       tailOut.push(withView(entry));
+    } else if (summarizing && replacedMemory.has(entry.seq)) {
+      // The old session memory leaves for the new one, built from the same store and newer.
+      memoryFound++;
+      if (!newMemory) keptMemory.push(entry);
     } else if (summarizing) {
       if (!summarize.has(entry.seq)) throw stale(`seq ${entry.seq} is neither pinned, in the tail nor summarized`);
       appendOriginals(covers, entry);
@@ -99,6 +128,7 @@ export function applyCompaction(
   }
   if (tailOut.length !== tail.size) throw stale('tail seqs are missing from the ledger');
   if (summarizedFound !== summarize.size) throw stale('summarized seqs are missing from the ledger');
+  if (memoryFound !== replacedMemory.size) throw stale('the replaced session memory is missing from the ledger');
   if (replaced.length !== cuts.length) throw stale('cut seqs are missing from the ledger');
 
   covers.sort((a, b) => a - b);
@@ -117,7 +147,20 @@ export function applyCompaction(
         },
       ]
     : [];
-  const next = [...pinnedOut, ...summaryEntry, ...olderOut, ...tailOut];
+  const memoryEntry: LedgerEntry[] = newMemory
+    ? [
+        {
+          seq: newMemory.seq,
+          role: LedgerRole.user,
+          tokens: newMemory.tokens,
+          chars: newMemory.chars,
+          turn: lastSummarizedTurn,
+          step: 0,
+          kind: LedgerKind.memory,
+        },
+      ]
+    : [];
+  const next = [...pinnedOut, ...keptMemory, ...memoryEntry, ...summaryEntry, ...olderOut, ...tailOut];
   const { calibration, perMessageOverheadTokens, toolSchemaTokens, excessTokens } = decision.projection;
   return {
     ledger: next,

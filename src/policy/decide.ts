@@ -180,16 +180,22 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   }
   const fixedServer = calibratedTokens(fixedRaw, calibration);
   const tailCapTokens = effectiveTailCap(settings, fixedServer + excessTokens, calibration);
-  const tail = selectTail(ledger, tailCapTokens, settings);
+  const tail = selectTail(ledger, tailCapTokens, settings, { cutToolCalls: input.cutToolCalls ?? true });
 
-  // The older region: every unpinned entry before the tail, a previous summary included.
+  // The older region: every unpinned entry before the tail, a previous summary included. A previous
+  // session memory is not summarized: the summary compaction builds a fresh one in its place.
   const summarizeSeqs: number[] = [];
+  const memorySeqs: number[] = [];
   const covers: number[] = [];
   let olderRaw = 0;
   let olderHasOriginals = false;
   for (let i = 0; i < tail.start; i++) {
     const entry = ledger[i]!;
     if (entry.pinned) continue;
+    if (entry.kind === LedgerKind.memory) {
+      memorySeqs.push(entry.seq);
+      continue;
+    }
     summarizeSeqs.push(entry.seq);
     appendOriginals(covers, entry);
     olderRaw += entry.tokens + overhead;
@@ -216,11 +222,13 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   let expectedAfter = 0;
   let summarizes = summaryAllowed && olderHasOriginals && !skipSummary;
   if (summarizes) {
-    // The summary is at most its budget, and a summary longer than what it replaces is a failure.
+    // The summary is at most its budget, and a summary longer than what it replaces is a failure;
+    // the session memory beside it is at most its own budget.
     const summaryTokens = Math.min(settings.summaryBudgetTokens, calibratedTokens(olderRaw, calibration));
-    // The summary message also carries agentd's header line and its framing.
+    // The summary message also carries agentd's header line.
     const header = graceful ? SUMMARY_HEADER_TOKENS : 0;
-    expectedAfter = projectTokens(fixedRaw + tail.weight + overhead + header, calibration, excessTokens) + summaryTokens;
+    expectedAfter =
+      projectTokens(fixedRaw + tail.weight + 2 * overhead + header, calibration, excessTokens) + summaryTokens + settings.memoryBudgetTokens;
     // A summary that cannot shrink the context would only be billed and rejected.
     if (graceful && expectedAfter >= estimate.tokens) summarizes = false;
   }
@@ -241,6 +249,8 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
     pinned,
     prune: summary ? [] : prune.cuts,
     summarize: summary ? toSeqRuns(summarizeSeqs) : [],
+    replacedMemory: summary ? toSeqRuns(memorySeqs) : [],
+    memoryBudgetTokens: summary ? settings.memoryBudgetTokens : 0,
     covers: summary ? toSeqRuns(covers.sort((a, b) => a - b)) : [],
     summaryBudgetTokens: settings.summaryBudgetTokens,
     tail: tail.seqs,
@@ -255,7 +265,7 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   if (expectedAfter < settings.triggerTokens) return decision;
 
   let reason: ShortfallReason;
-  if (fixedServer + (summary ? settings.summaryBudgetTokens : 0) >= settings.triggerTokens) {
+  if (fixedServer + (summary ? settings.summaryBudgetTokens + settings.memoryBudgetTokens : 0) >= settings.triggerTokens) {
     reason = ShortfallReason.pinnedOverBudget;
   } else if (!tail.fits) {
     reason = ShortfallReason.stepOverCap;

@@ -114,6 +114,11 @@ export interface DecideInput {
    * shrink the context. False for histories recorded before them (the workflow's `patched()`).
    */
   readonly graceful?: boolean;
+  /**
+   * A kept step over the cap may have its long tool-call arguments cut to views, not only its tool
+   * results; false only to replay histories from before such views. @default true
+   */
+  readonly cutToolCalls?: boolean;
 }
 
 /** Nothing to do: a value, never an exception. */
@@ -145,9 +150,16 @@ export interface CompactDecision {
   readonly covers: SeqRun[];
   /** Output limit of the summary call, in server tokens. */
   readonly summaryBudgetTokens: number;
+  /** A previous session memory the new one replaces (strategy `summary`; else empty). */
+  readonly replacedMemory: SeqRun[];
+  /**
+   * Largest session memory block the summary compaction stores beside the summary, in server tokens
+   * (strategy `summary`; else 0). The projection counts it in full.
+   */
+  readonly memoryBudgetTokens: number;
   /** Live seqs kept after the older region, in ledger order. */
   readonly tail: number[];
-  /** Tail tool results to replace with views so the tail fits its cap. */
+  /** Tail tool results and tool calls (their long arguments) to replace with views so the tail fits its cap. */
   readonly tailCuts: ViewCut[];
   /** The tail cap the tail was chosen under (our tokens). */
   readonly tailCapTokens: number;

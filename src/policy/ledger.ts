@@ -13,9 +13,15 @@ export type LedgerRole = (typeof LedgerRole)[keyof typeof LedgerRole];
  *   (a `system` message mid-conversation is ignored or rejected by several servers, and an
  *   `assistant` one would read as a reply the model gave). It covers the original seqs in `covers`.
  * - `view`: a head-and-tail cut of a tool result, still a `tool` message answering the same
- *   tool-call id; `replaces` names the original seq, readable whole through `read_output`.
+ *   tool-call id; `replaces` names the original seq, readable whole through `read_output`. An
+ *   assistant message's view cuts the long string values of its tool-call arguments and keeps what
+ *   it declares (DESIGN §5 "Large tool-call arguments in kept steps get views").
+ * - `memory`: the session memory agentd builds itself from the store at each summary compaction
+ *   (DESIGN §5 "Session memory, model-free"), a `user` message placed right before the summary. It
+ *   stands for no original (everything it quotes is still accounted for elsewhere) and the next
+ *   summary compaction replaces it with a fresh one.
  */
-export const LedgerKind = { summary: 'summary', view: 'view' } as const;
+export const LedgerKind = { summary: 'summary', view: 'view', memory: 'memory' } as const;
 export type LedgerKind = (typeof LedgerKind)[keyof typeof LedgerKind];
 
 const seqRun = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).readonly();
@@ -37,8 +43,8 @@ export const LedgerEntrySchema = z.object({
   answers: z.string().optional(),
   /** Never summarized or dropped: the system prompt and the original task. */
   pinned: z.boolean().optional(),
-  /** Set on entries that replace originals (a summary or a view); absent on original messages. */
-  kind: z.enum(['summary', 'view']).optional(),
+  /** Set on entries that are not original messages (a summary, a view or the session memory). */
+  kind: z.enum(['summary', 'view', 'memory']).optional(),
   /**
    * For a summary: the original seqs it covers, as sorted runs, including everything a previous
    * summary it merged covered — so every original stays accounted for (DESIGN §5 "Nothing vanishes").

@@ -1,7 +1,7 @@
 /**
  * The tail a compaction keeps verbatim (DESIGN §5): the newest whole turns within the cap, topped up
  * with whole steps of the turn before; or the newest whole steps of an oversized turn; or one step
- * with its largest tool results cut to views. Pure: works on ledger numbers.
+ * with its largest tool results and tool-call arguments cut to views. Pure: works on ledger numbers.
  */
 import type { LedgerEntry } from './ledger';
 import type { CompactionSettings } from './settings';
@@ -26,7 +26,7 @@ export interface TailSelection {
   readonly start: number;
   /** Live seqs of the tail, in ledger order (pinned entries are never here: they are kept apart). */
   readonly seqs: number[];
-  /** Tool results of the single kept step to replace with views so it fits (shape `cut` only). */
+  /** Tool results and tool calls of the single kept step to replace with views so it fits (shape `cut` only). */
   readonly cuts: ViewCut[];
   /** Our tokens of the tail after its cuts, per-message overhead included. */
   readonly weight: number;
@@ -42,11 +42,25 @@ export interface TailSelection {
 
 type TailSettings = Pick<CompactionSettings, 'tailTurns' | 'perMessageOverheadTokens' | 'pruneHeadChars' | 'pruneTailChars'>;
 
+/** How a step over the cap may be cut. */
+export interface CutOptions {
+  /**
+   * Cut long tool-call arguments of the assistant message too (false replays histories written
+   * before such views existed, whose decisions cut tool results only). @default true
+   */
+  readonly cutToolCalls?: boolean;
+}
+
 /**
  * Chooses the tail of `ledger` within `capTokens` (our tokens, from `effectiveTailCap`). Whole steps
  * only, so a tool result never leaves its declaring message; never a summary (the next summary merges it).
  */
-export function selectTail(ledger: readonly LedgerEntry[], capTokens: number, settings: TailSettings): TailSelection {
+export function selectTail(
+  ledger: readonly LedgerEntry[],
+  capTokens: number,
+  settings: TailSettings,
+  options: CutOptions = {},
+): TailSelection {
   const spans = stepSpans(ledger, settings.perMessageOverheadTokens);
   let firstCandidate = 0;
   for (let i = 0; i < spans.length; i++) if (spans[i]!.summary) firstCandidate = i + 1;
@@ -102,23 +116,30 @@ export function selectTail(ledger: readonly LedgerEntry[], capTokens: number, se
   }
 
   // The one step that must be kept is itself over the cap: cut its largest tool results.
-  const cut = cutStepToFit(ledger, last, capTokens, settings);
+  const cut = cutStepToFit(ledger, last, capTokens, settings, options);
   return finish(ledger, candidates, newest.to - 1, cut.cuts, cut.weight, cut.weight <= capTokens, TailShape.cut, 0, 0);
 }
 
 /**
- * Cuts the largest tool results of one step until it fits `capTokens`: first to the configured
- * head-and-tail view, then, if that is not enough, down to `MIN_VIEW_CHARS`. The assistant message
- * is never cut (its tool-call arguments must stay valid JSON), so a step can stay over the cap.
+ * Cuts the largest parts of one step until it fits `capTokens`: its tool results, and its assistant
+ * message when that declares tool calls (the view cuts long argument values and stays valid JSON: a
+ * 22K-token `write_file` body is in the workspace and the store already). First to the configured
+ * head-and-tail view, then, if that is not enough, down to `MIN_VIEW_CHARS`. A step can still stay
+ * over the cap when its messages are many or their own text is long.
  */
 export function cutStepToFit(
   ledger: readonly LedgerEntry[],
   span: StepSpan,
   capTokens: number,
   settings: Pick<CompactionSettings, 'pruneHeadChars' | 'pruneTailChars'>,
+  options: CutOptions = {},
 ): { cuts: ViewCut[]; weight: number } {
+  const cutToolCalls = options.cutToolCalls ?? true;
   const tools: number[] = [];
-  for (let i = span.start; i < span.end; i++) if (ledger[i]!.role === 'tool') tools.push(i);
+  for (let i = span.start; i < span.end; i++) {
+    const entry = ledger[i]!;
+    if (entry.role === 'tool' || (cutToolCalls && entry.role === 'assistant' && (entry.declares?.length ?? 0) > 0)) tools.push(i);
+  }
   const cuts = new Map<number, ViewCut>();
   let weight = span.weight;
   const current = (i: number): number => cuts.get(i)?.expectedTokens ?? ledger[i]!.tokens;

@@ -17,6 +17,8 @@ export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
   pruneSkipSummaryRatio: 0.25,
   summaryMaxTokens: 8_192,
   summaryWindowShare: 0.1,
+  memoryMaxTokens: 2_048,
+  memoryWindowShare: 0.05,
   targetShareOfTrigger: 0.75,
   oversizeShareOfWindow: 0.25,
   breakerThreshold: 3,
@@ -59,6 +61,13 @@ export const CompactionSettingsSchema = z
     summaryMaxTokens: positive().default(D.summaryMaxTokens),
     /** Largest summary as a share of the window: budget = min(summaryMaxTokens, share × window). @default 0.1 */
     summaryWindowShare: share(0.5).default(D.summaryWindowShare),
+    /**
+     * Largest session memory block (user messages, artifact trail, what left the context), in tokens;
+     * agentd builds it without a model at each summary compaction. @default 2048
+     */
+    memoryMaxTokens: positive().default(D.memoryMaxTokens),
+    /** Largest session memory as a share of the window: budget = min(memoryMaxTokens, share × window). @default 0.05 */
+    memoryWindowShare: share(0.25).default(D.memoryWindowShare),
     /** A compaction aims at most at this share of the trigger (hysteresis). @default 0.75 */
     targetShareOfTrigger: share(1).default(D.targetShareOfTrigger),
     /** A tool result over this share of the window is never put in the context whole. @default 0.25 */
@@ -111,6 +120,8 @@ export interface ResolvedCompactionSettings extends CompactionSettings {
   readonly triggerTokens: number;
   /** Largest summary: min(summaryMaxTokens, summaryWindowShare × contextWindow). */
   readonly summaryBudgetTokens: number;
+  /** Largest session memory block: min(memoryMaxTokens, memoryWindowShare × contextWindow). */
+  readonly memoryBudgetTokens: number;
   /** What a compaction aims at, at most: targetShareOfTrigger × triggerTokens. */
   readonly targetTokens: number;
   /** Above this a request leaves too little room to answer: contextWindow − minRoomTokens. */
@@ -166,6 +177,13 @@ export function compactionSettingsIssues(contextWindow: number, s: CompactionSet
         `summary budget ${derived.summaryBudgetTokens} (summaryMaxTokens ${s.summaryMaxTokens}, ` +
         `summaryWindowShare ${s.summaryWindowShare}) is not below the compaction target ${derived.targetTokens}`,
     });
+  } else if (derived.summaryBudgetTokens + derived.memoryBudgetTokens >= derived.targetTokens) {
+    issues.push({
+      field: 'memoryMaxTokens',
+      message:
+        `summary budget ${derived.summaryBudgetTokens} + memory budget ${derived.memoryBudgetTokens} (memoryMaxTokens ` +
+        `${s.memoryMaxTokens}, memoryWindowShare ${s.memoryWindowShare}) is not below the compaction target ${derived.targetTokens}`,
+    });
   }
   if (derived.oversizeTokens >= derived.triggerTokens) {
     issues.push({
@@ -204,6 +222,7 @@ function derive(contextWindow: number, s: CompactionSettings) {
     contextWindow,
     triggerTokens,
     summaryBudgetTokens: Math.min(s.summaryMaxTokens, Math.floor(s.summaryWindowShare * contextWindow)),
+    memoryBudgetTokens: Math.min(s.memoryMaxTokens, Math.floor(s.memoryWindowShare * contextWindow)),
     targetTokens: Math.floor(s.targetShareOfTrigger * triggerTokens),
     hardLimitTokens: contextWindow - s.minRoomTokens,
     oversizeTokens: Math.floor(s.oversizeShareOfWindow * contextWindow),

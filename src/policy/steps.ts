@@ -18,7 +18,10 @@ export interface StepSpan {
   readonly turn: number;
   /** Tokens of the entries plus their per-message overhead (our count). */
   readonly weight: number;
-  /** A compaction summary: a span of its own, never part of a tail, merged by the next summary. */
+  /**
+   * A compaction summary or the session memory: a span of its own, never part of a tail; the next
+   * summary merges the one and replaces the other.
+   */
   readonly summary: boolean;
 }
 
@@ -45,7 +48,7 @@ export function stepSpans(ledger: readonly LedgerEntry[], perMessageOverheadToke
       continue;
     }
     close();
-    open = { start: i, end: i + 1, turn: entry.turn, weight, summary: entry.kind === LedgerKind.summary };
+    open = { start: i, end: i + 1, turn: entry.turn, weight, summary: entry.kind === LedgerKind.summary || entry.kind === LedgerKind.memory };
   }
   close();
   return spans;

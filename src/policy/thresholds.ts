@@ -19,22 +19,22 @@ export function isOverHardLimit(estimateTokens: number, settings: Thresholds): b
 
 /**
  * The tail cap in our (uncalibrated) tokens: min(tailCapTokens, half of (trigger − fixed − summary
- * budget), target − fixed − summary budget), where `fixedTokens` (server tokens) is what every
+ * and memory budgets), target − fixed − summary and memory budgets), where `fixedTokens` (server tokens) is what every
  * compacted context keeps anyway: pinned messages, tool schemas and any server excess. Halving
  * leaves the other half for the steps that follow, so a compacted context does not trip the trigger
  * again at the next step; the target bound is the hysteresis of DESIGN §5. Can be 0: the tail
  * selection still keeps one whole step, cut down as far as possible.
  */
 export function effectiveTailCap(
-  settings: Pick<ResolvedCompactionSettings, 'tailCapTokens' | 'triggerTokens' | 'targetTokens' | 'summaryBudgetTokens'>,
+  settings: Pick<
+    ResolvedCompactionSettings,
+    'tailCapTokens' | 'triggerTokens' | 'targetTokens' | 'summaryBudgetTokens' | 'memoryBudgetTokens'
+  >,
   fixedTokens: number,
   calibration = 1,
 ): number {
-  const room = settings.triggerTokens - fixedTokens - settings.summaryBudgetTokens;
-  const serverCap = Math.min(
-    settings.tailCapTokens,
-    Math.floor(room / 2),
-    settings.targetTokens - fixedTokens - settings.summaryBudgetTokens,
-  );
+  const budgets = settings.summaryBudgetTokens + settings.memoryBudgetTokens;
+  const room = settings.triggerTokens - fixedTokens - budgets;
+  const serverCap = Math.min(settings.tailCapTokens, Math.floor(room / 2), settings.targetTokens - fixedTokens - budgets);
   return Math.max(0, Math.floor(serverCap / sanitizeCalibration(calibration)));
 }

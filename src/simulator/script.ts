@@ -3,6 +3,7 @@
  * request to the next assistant reply, so a retried request gets a byte-identical answer.
  */
 import type { ChatMessage, ToolCall } from '../model/messages';
+import { isMemoryMessage } from '../model/memoryFormat';
 import { isNotice } from '../model/noticeFormat';
 import { isSummaryMessage } from '../model/summaryFormat';
 import { parseViewMarker } from '../model/viewFormat';
@@ -118,8 +119,11 @@ function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean, befo
 }
 
 function opensTurn(message: ChatMessage): message is Extract<ChatMessage, { role: 'user' }> {
-  // agentd's own notices (a workspace failover) tell the agent something; they ask for nothing.
-  return message.role === 'user' && !isSummaryMessage(message.content) && !isNotice(message.content);
+  // agentd's own notices (a workspace failover) and session memory (which quotes earlier user
+  // messages, directives included) tell the agent something; they ask for nothing.
+  return (
+    message.role === 'user' && !isSummaryMessage(message.content) && !isNotice(message.content) && !isMemoryMessage(message.content)
+  );
 }
 
 function findTurn(messages: readonly ChatMessage[], userIndex: number, options: ScriptOptions): Turn {

@@ -39,6 +39,22 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (session_id, seq)
       );`,
   },
+  {
+    version: 2,
+    name: 'full-text search of originals',
+    // 'simple': no stemming and no stop words, and every run of non-alphanumerics a word break, as
+    // SQLite's unicode61 tokenizer does (test names and identifiers are not English, and the default
+    // parser would keep src/a.ts or a_b as one word). The backfill reads rows written before this
+    // migration; the JSON text's \u0000 escapes are taken out first, as json ->> refuses them.
+    sql: `
+      ALTER TABLE messages ADD COLUMN search_text TEXT;
+      UPDATE messages SET search_text = concat_ws(E'\\n',
+          replace(body, '\\u0000', ' ')::json->>'content',
+          (replace(body, '\\u0000', ' ')::json->'tool_calls')::text)
+        WHERE meta::json->>'kind' IS NULL;
+      CREATE INDEX messages_search ON messages
+        USING GIN (to_tsvector('simple', regexp_replace(coalesce(search_text, ''), '[^[:alnum:]]+', ' ', 'g')));`,
+  },
 ];
 
 /** Any fixed 64-bit number; it only has to be the same in every agentd process. */

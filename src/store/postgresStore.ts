@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
 import { migrate } from './postgresMigrations';
+import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
 import { toStoredMessage, type MessageRow } from './storedRow';
 import {
   TranscriptStoreError,
@@ -26,6 +27,14 @@ export interface PostgresStoreOptions {
 }
 
 const COLUMNS = 'session_id, seq, body, tokens, chars, meta, created_at';
+
+/** Words of a text as the search index splits them: every run of non-alphanumerics a break (migration 2). */
+function words(sql: string): string {
+  return `regexp_replace(coalesce(${sql}, ''), '[^[:alnum:]]+', ' ', 'g')`;
+}
+
+/** The indexed expression of migration 2; a query must use it as written, or the index is not used. */
+const SEARCH_VECTOR = `to_tsvector('simple', ${words('search_text')})`;
 
 export class PostgresTranscriptStore implements TranscriptStore {
   private constructor(private readonly pool: pg.Pool) {}
@@ -48,8 +57,8 @@ export class PostgresTranscriptStore implements TranscriptStore {
 
   async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
     const inserted = await this.pool.query<MessageRow>(
-      `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+      `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at, search_text)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
        ON CONFLICT (session_id, seq) DO NOTHING
        RETURNING ${COLUMNS}`,
       [
@@ -61,6 +70,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
         countMessageChars(message),
         JSON.stringify(meta),
         new Date(),
+        searchTextOf(message, meta) ?? null,
       ],
     );
     const row = inserted.rows[0];
@@ -86,6 +96,24 @@ export class PostgresTranscriptStore implements TranscriptStore {
       if (!row) throw missingSeq(sessionId, seq);
       return toStoredMessage(row);
     });
+  }
+
+  async search(sessionId: string, query: string, options: { limit?: number } = {}): Promise<SearchHit[]> {
+    if (ftsQuery(query) === '') return [];
+    const limit = Math.max(1, Math.min(options.limit ?? 10, MAX_SEARCH_HITS));
+    // Each word must occur, as in the SQLite store: the words joined by &, split as the index splits them.
+    const { rows } = await this.pool.query<{ seq: number; role: SearchHit['role']; snippet: string }>(
+      `WITH q AS (SELECT plainto_tsquery('simple', ${words('$2')}) AS query)
+       SELECT seq, role,
+              ts_headline('simple', ${words('search_text')}, q.query,
+                          'StartSel=[, StopSel=], MaxWords=24, MinWords=8, MaxFragments=2, FragmentDelimiter=…') AS snippet
+       FROM messages, q
+       WHERE session_id = $1 AND ${SEARCH_VECTOR} @@ q.query
+       ORDER BY ts_rank(${SEARCH_VECTOR}, q.query) DESC, seq DESC
+       LIMIT $3`,
+      [sessionId, query, limit],
+    );
+    return rows.map((row) => ({ seq: row.seq, role: row.role, snippet: row.snippet }));
   }
 
   async list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}) {

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
+import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
 import { toStoredMessage, type MessageRow } from './storedRow';
 import {
   TranscriptStoreError,
@@ -31,10 +32,16 @@ CREATE TABLE IF NOT EXISTS tool_starts (
 ) WITHOUT ROWID;
 `;
 
+/** The search index of originals (DESIGN §5 "Nothing lost for good"); filled on write. */
+const SEARCH_SCHEMA = `
+CREATE VIRTUAL TABLE messages_fts USING fts5(text, session_id UNINDEXED, seq UNINDEXED, role UNINDEXED, tokenize = 'unicode61');
+`;
+
 export class SqliteTranscriptStore implements TranscriptStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
   private readonly selectOne: Database.Statement<[string, number], MessageRow>;
+  private readonly index: Database.Statement<[string, string, number, string]>;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -43,6 +50,8 @@ export class SqliteTranscriptStore implements TranscriptStore {
     // Several processes (worker, CLI) share the file; wait for a writer instead of failing.
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    this.prepareSearch();
+    this.index = this.db.prepare('INSERT INTO messages_fts (text, session_id, seq, role) VALUES (?, ?, ?, ?)');
     this.insert = this.db.prepare(
       `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, seq) DO NOTHING`,
@@ -54,16 +63,21 @@ export class SqliteTranscriptStore implements TranscriptStore {
     const existing = this.selectOne.get(sessionId, seq);
     if (existing) return toStoredMessage(existing);
     const body = JSON.stringify(message);
-    this.insert.run(
-      sessionId,
-      seq,
-      message.role,
-      body,
-      countMessageTokens(message),
-      countMessageChars(message),
-      JSON.stringify(meta),
-      new Date().toISOString(),
-    );
+    const text = searchTextOf(message, meta);
+    // One transaction: a row is never stored without its index entry, nor indexed twice.
+    this.db.transaction(() => {
+      const { changes } = this.insert.run(
+        sessionId,
+        seq,
+        message.role,
+        body,
+        countMessageTokens(message),
+        countMessageChars(message),
+        JSON.stringify(meta),
+        new Date().toISOString(),
+      );
+      if (changes === 1 && text !== undefined) this.index.run(text, sessionId, seq, message.role);
+    })();
     // Read back rather than echo the input: a concurrent writer may have won the race for this seq.
     return toStoredMessage(this.mustGet(sessionId, seq));
   }
@@ -76,6 +90,19 @@ export class SqliteTranscriptStore implements TranscriptStore {
   async getMany(sessionId: string, seqs: readonly number[]) {
     const read = this.db.transaction(() => seqs.map((seq) => toStoredMessage(this.mustGet(sessionId, seq))));
     return read();
+  }
+
+  async search(sessionId: string, query: string, options: { limit?: number } = {}): Promise<SearchHit[]> {
+    const match = ftsQuery(query);
+    if (match === '') return [];
+    const limit = Math.max(1, Math.min(options.limit ?? 10, MAX_SEARCH_HITS));
+    return this.db
+      .prepare<[string, string, number], { seq: number; role: SearchHit['role']; snippet: string }>(
+        `SELECT seq, role, snippet(messages_fts, 0, '[', ']', '…', 24) AS snippet
+         FROM messages_fts WHERE messages_fts MATCH ? AND session_id = ? ORDER BY rank, seq DESC LIMIT ?`,
+      )
+      .all(match, sessionId, limit)
+      .map((row) => ({ seq: Number(row.seq), role: row.role, snippet: row.snippet }));
   }
 
   async list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}) {
@@ -106,6 +133,25 @@ export class SqliteTranscriptStore implements TranscriptStore {
 
   async close() {
     this.db.close();
+  }
+
+  /**
+   * Creates the search index when the file lacks it, and indexes the originals a file written before
+   * the index existed already holds, so older sessions are searchable too.
+   */
+  private prepareSearch(): void {
+    // IMMEDIATE: a worker and a CLI opening an older file at once must not both create the index.
+    this.db.transaction(() => {
+      const present = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts'").get();
+      if (present) return;
+      this.db.exec(SEARCH_SCHEMA);
+      const insert = this.db.prepare('INSERT INTO messages_fts (text, session_id, seq, role) VALUES (?, ?, ?, ?)');
+      for (const row of this.db.prepare<[], MessageRow>('SELECT * FROM messages').all()) {
+        const stored = toStoredMessage(row);
+        const text = searchTextOf(stored.message, stored.meta);
+        if (text !== undefined) insert.run(text, stored.sessionId, stored.seq, stored.message.role);
+      }
+    }).immediate();
   }
 
   private mustGet(sessionId: string, seq: number): MessageRow {

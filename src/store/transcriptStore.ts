@@ -3,6 +3,7 @@
  * backend implements; the workflow only ever sees seqs and the numbers in `MessageMeasure`.
  */
 import type { ChatMessage } from '../model/messages';
+import type { SearchHit } from './searchText';
 
 export interface StoredMessage {
   readonly sessionId: string;
@@ -31,6 +32,11 @@ export interface TranscriptStore {
   get(sessionId: string, seq: number): Promise<StoredMessage | undefined>;
   /** Rows for the given seqs in the given order; a missing seq is a `TranscriptStoreError`. */
   getMany(sessionId: string, seqs: readonly number[]): Promise<StoredMessage[]>;
+  /**
+   * Full-text search of one session's originals (views, summaries and the memory are not indexed):
+   * every word of `query` must occur. Best matches first, at most `limit` (capped at MAX_SEARCH_HITS).
+   */
+  search(sessionId: string, query: string, options?: { limit?: number }): Promise<SearchHit[]>;
   /** Rows in seq order, for transcripts and audits. */
   list(sessionId: string, options?: { afterSeq?: number; limit?: number }): Promise<StoredMessage[]>;
   /**

@@ -5,6 +5,7 @@ import { listFilesTool } from './builtin/listFiles';
 import { readFileTool } from './builtin/readFile';
 import { readOutputTool } from './builtin/readOutput';
 import { runCommandTool } from './builtin/runCommand';
+import { searchTranscriptTool } from './builtin/searchTranscript';
 import { writeFileTool } from './builtin/writeFile';
 import { type Tool, toolSpec } from './tool';
 
@@ -46,6 +47,7 @@ export const builtinTools: readonly Tool[] = [
   listFilesTool,
   runCommandTool,
   readOutputTool,
+  searchTranscriptTool,
   finishTool,
 ];
 

@@ -1,6 +1,7 @@
 /** The one shape every tool has: a name, a zod input schema, an effect and a handler. */
 import { z } from 'zod';
 import type { ToolSpec } from '../model/messages';
+import type { SearchHit } from '../store/searchText';
 import type { CommandSandbox } from './sandbox';
 
 /** `read` tools may be retried freely; `write` tools change the world and run at most once. */
@@ -25,8 +26,13 @@ export interface ToolContext {
 
 /** A narrow, read-only view of one session's transcript store, built by the activity for the current session. */
 export interface TranscriptReader {
-  /** The full original text of the tool output stored under `seq`; undefined when there is no such seq or it is not a tool output. */
+  /**
+   * The full text of the message stored under `seq` (a tool output, a message, or an assistant
+   * reply with its tool calls); undefined when the session has no such seq.
+   */
   readOutput(seq: number): Promise<string | undefined>;
+  /** Full-text search of the session's originals: best matches first. */
+  search(query: string, limit: number): Promise<SearchHit[]>;
 }
 
 /** What a tool call produced: the text the model sees, and whether the agent declared itself done. */

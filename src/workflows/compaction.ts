@@ -8,6 +8,7 @@ import { ActivityFailure, ApplicationFailure, log, patched } from '@temporalio/w
 import { ActivityFailureType, type CallModelResult, type SummarizeInput, type SummarizeResult, type ViewRequest } from '../activities/types';
 import {
   allowsAutoCompaction,
+  appendOriginals,
   breakerWarning,
   isHalfOpen,
   applyCompaction,
@@ -61,6 +62,20 @@ interface BreakerRole {
   bypass: boolean;
   /** Record failures with step and reason, so the breaker can half-open. */
   graceful: boolean;
+}
+
+/** Marks histories whose summary compactions store a session memory beside the summary (DESIGN §5). */
+const SESSION_MEMORY_PATCH = 'session-memory';
+
+/** Marks histories whose kept steps may get views of long tool-call arguments (DESIGN §5 "Result"). */
+const TOOL_CALL_VIEWS_PATCH = 'tool-call-views';
+
+/** The original seqs a summary compaction leaves in the context: pinned entries and the tail. */
+function keptOriginals(ledger: readonly LedgerEntry[], decision: CompactDecision) {
+  const kept = new Set([...decision.pinned, ...decision.tail]);
+  const originals: number[] = [];
+  for (const entry of ledger) if (kept.has(entry.seq)) appendOriginals(originals, entry);
+  return toSeqRuns(originals.sort((a, b) => a - b));
 }
 
 /** Where in the session a compaction happened, for its notice. */
@@ -167,6 +182,7 @@ export class CompactionController {
       request,
       step: at.step,
       graceful,
+      cutToolCalls: patched(TOOL_CALL_VIEWS_PATCH),
     });
     if (decision.kind === 'none') return { ledger, decision };
     if (decision.kind === 'truncate') return { ...this.truncate(ledger, decision, at), decision };
@@ -230,17 +246,23 @@ export class CompactionController {
         });
       }
       if (decision.strategy === 'summary') {
+        const seq = this.allocateSeq();
+        // Histories from before the session memory allocated no seq for it and stored none.
+        const memory = patched(SESSION_MEMORY_PATCH)
+          ? { memorySeq: this.allocateSeq(), memoryBudgetTokens: decision.memoryBudgetTokens, kept: keptOriginals(ledger, decision) }
+          : {};
         const summary = await this.activities.summarize({
           sessionId: this.sessionId,
-          seq: this.allocateSeq(),
+          seq,
           pinned: toSeqRuns(decision.pinned),
           region: decision.summarize,
           covers: decision.covers,
           model: this.model,
           budgetTokens: decision.summaryBudgetTokens,
           contextWindow: this.settings.contextWindow,
+          ...memory,
         });
-        Object.assign(results, { summary: summary.measure });
+        Object.assign(results, { summary: summary.measure, ...(summary.memory ? { memory: summary.memory } : {}) });
       }
       applied = applyCompaction(ledger, decision, results);
     } catch (error) {

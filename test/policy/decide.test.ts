@@ -75,15 +75,17 @@ describe('decide: 32K window (trigger 16384, summary ≤ 3276, tail cap ≈ 6K)'
     assert.equal(decision.strategy, 'summary');
     assert.equal(decision.reason, 'auto');
     assert.deepEqual(decision.pinned, [0, 1]);
-    // Each step weighs 100 + 1500 + 2 × 4 = 1608; the cap is (16384 − (500 + 200 + 2 × 4 + 300) − 3276) / 2 = 6050.
-    assert.equal(decision.tailCapTokens, 6050);
+    // Each step weighs 100 + 1500 + 2 × 4 = 1608; the cap is (16384 − (500 + 200 + 2 × 4 + 300) − 3276 − 1638) / 2 = 5231.
+    assert.equal(decision.tailCapTokens, 5231);
     assert.deepEqual(decision.tail, [20, 21, 22, 23, 24, 25]);
     assert.deepEqual(decision.summarize, [[2, 19]]);
     assert.deepEqual(decision.covers, [[2, 19]]);
     assert.deepEqual(decision.prune, [], '6000-char results are under pruneMinChars');
     assert.equal(decision.estimateBefore, 20_304);
-    // pinned 708 + tool schemas + 3 steps + summary framing + summary budget.
-    assert.equal(decision.expectedAfter, 708 + 300 + 3 * 1608 + 4 + 3276);
+    // pinned 708 + tool schemas + 3 steps + summary and memory framing + summary and memory budgets.
+    assert.equal(decision.expectedAfter, 708 + 300 + 3 * 1608 + 8 + 3276 + 1638);
+    assert.equal(decision.memoryBudgetTokens, 1638);
+    assert.deepEqual(decision.replacedMemory, []);
     assert.ok(decision.expectedAfter < decision.target && decision.target === 12_288);
     assert.equal(decision.shortfall, undefined);
   });
@@ -148,9 +150,9 @@ describe('decide: 32K window (trigger 16384, summary ≤ 3276, tail cap ≈ 6K)'
     // Our sum is 708 + 300 + 6 × 1068 = 7416: the server saw 9648 more, and that excess is carried.
     assert.equal(decision.projection.excessTokens, 17_064 - 7_416);
     // It leaves no room for a tail: the newest step is kept with its result cut to the smallest view
-    // (60 + 4 + 176 + 4), plus pinned and schemas (1008), summary framing (4) and budget (3276).
+    // (60 + 4 + 176 + 4), plus pinned and schemas (1008), summary and memory framing (8) and budgets (3276 + 1638).
     assert.equal(decision.tailCapTokens, 0);
-    assert.equal(decision.expectedAfter, 1008 + 244 + 4 + 3276 + 9648);
+    assert.equal(decision.expectedAfter, 1008 + 244 + 8 + 3276 + 1638 + 9648);
     assert.equal(decision.shortfall, undefined);
   });
 });

@@ -85,12 +85,12 @@ describe('selectTail', () => {
       fits: true,
     },
     {
-      name: 'a step whose assistant message alone is over the cap is kept whole, flagged as not fitting',
-      ledger: () => LedgerBuilder.session().step([100]).step([100], 5000).build(),
+      name: 'a step whose assistant message alone is over the cap and calls no tool (nothing to cut) is kept whole, flagged as not fitting',
+      ledger: () => LedgerBuilder.session().step([100]).step([], 5000).build(),
       cap: 1000,
-      seqs: [4, 5],
+      seqs: [4],
       shape: TailShape.cut,
-      weight: 5100,
+      weight: 5000,
       fits: false,
     },
     {
@@ -155,6 +155,20 @@ describe('selectTail', () => {
     ]);
     assert.equal(tail.weight, 60 + 2 * (1280 + VIEW_MARKER_TOKENS) + 200);
     assert.ok(tail.fits);
+  });
+
+  test('regression: a kept step whose write_file arguments weigh 22K tokens gets a view of them, so the tail fits', () => {
+    const ledger = LedgerBuilder.session().step([100]).step([{ tokens: 40, chars: 160 }], 22_000).build();
+    ledger[4] = { ...ledger[4]!, chars: 88_000 }; // the assistant message: its arguments are the 88 KB file body
+    const tail = selectTail(ledger, 3000, SETTINGS);
+    assert.equal(tail.shape, TailShape.cut);
+    assert.deepEqual(tail.seqs, [4, 5]);
+    assert.deepEqual(tail.cuts, [{ seq: 4, headChars: 4096, tailChars: 1024, tokensBefore: 22_000, expectedTokens: 1280 + VIEW_MARKER_TOKENS }]);
+    assert.ok(tail.fits, `weight ${tail.weight}`);
+    // Histories from before tool-call views replay with the old choice: the step stays over the cap.
+    const old = selectTail(ledger, 3000, SETTINGS, { cutToolCalls: false });
+    assert.deepEqual(old.cuts, []);
+    assert.equal(old.fits, false);
   });
 
   test('a summary entry is never in the tail, and the tail never reaches back past it', () => {

@@ -31,6 +31,8 @@ describe('settings defaults', () => {
         pruneSkipSummaryRatio: 0.25,
         summaryMaxTokens: 8192,
         summaryWindowShare: 0.1,
+        memoryMaxTokens: 2048,
+        memoryWindowShare: 0.05,
         targetShareOfTrigger: 0.75,
         oversizeShareOfWindow: 0.25,
         breakerThreshold: 3,
@@ -52,11 +54,11 @@ describe('settings defaults', () => {
 
 describe('derived numbers', () => {
   const cases = [
-    // DESIGN §5: 32K window → trigger 16K, summary ≤ 3.2K, tail cap ≈ 6K.
-    { window: 32_768, trigger: 16_384, summary: 3_276, target: 12_288, hardLimit: 31_744, oversize: 8_192, capNoPinned: 6_554, capPinned1K: 6_054 },
+    // DESIGN §5: 32K window → trigger 16K, summary ≤ 3.2K, memory ≤ 1.6K, tail cap ≈ 6K.
+    { window: 32_768, trigger: 16_384, summary: 3_276, memory: 1_638, target: 12_288, hardLimit: 31_744, oversize: 8_192, capNoPinned: 5_735, capPinned1K: 5_235 },
     // 128K: the large-window defaults apply unchanged.
-    { window: 131_072, trigger: 114_688, summary: 8_192, target: 86_016, hardLimit: 130_048, oversize: 32_768, capNoPinned: 16_384, capPinned1K: 16_384 },
-    { window: 1_000_000, trigger: 983_616, summary: 8_192, target: 737_712, hardLimit: 998_976, oversize: 250_000, capNoPinned: 16_384, capPinned1K: 16_384 },
+    { window: 131_072, trigger: 114_688, summary: 8_192, memory: 2_048, target: 86_016, hardLimit: 130_048, oversize: 32_768, capNoPinned: 16_384, capPinned1K: 16_384 },
+    { window: 1_000_000, trigger: 983_616, summary: 8_192, memory: 2_048, target: 737_712, hardLimit: 998_976, oversize: 250_000, capNoPinned: 16_384, capPinned1K: 16_384 },
   ];
   for (const c of cases) {
     test(`${c.window} window`, () => {
@@ -64,6 +66,7 @@ describe('derived numbers', () => {
       assert.equal(s.contextWindow, c.window);
       assert.equal(s.triggerTokens, c.trigger);
       assert.equal(s.summaryBudgetTokens, c.summary);
+      assert.equal(s.memoryBudgetTokens, c.memory);
       assert.equal(s.targetTokens, c.target);
       assert.equal(s.hardLimitTokens, c.hardLimit);
       assert.equal(s.oversizeTokens, c.oversize);
@@ -72,23 +75,23 @@ describe('derived numbers', () => {
     });
   }
 
-  test('32K: pinned + summary + a full tail lands near 10K, under the 75% target', () => {
+  test('32K: pinned + summary + memory + a full tail lands near 10K, under the 75% target', () => {
     const s = resolveCompactionSettings(32_768);
     const pinned = 700;
-    const after = pinned + s.summaryBudgetTokens + effectiveTailCap(s, pinned);
+    const after = pinned + s.summaryBudgetTokens + s.memoryBudgetTokens + effectiveTailCap(s, pinned);
     assert.ok(after < s.targetTokens, `${after} ≥ ${s.targetTokens}`);
     assert.ok(after > 9_000 && after < 11_000, `${after}`);
   });
 
   test('the tail cap shrinks with calibration (server counts more than ours)', () => {
     const s = resolveCompactionSettings(32_768);
-    assert.equal(effectiveTailCap(s, 0, 1.25), Math.floor(6_554 / 1.25));
+    assert.equal(effectiveTailCap(s, 0, 1.25), Math.floor(5_735 / 1.25));
   });
 
   test('with large pinned messages the 75% target bounds the tail cap before the half-room rule does', () => {
     const s = resolveCompactionSettings(32_768);
-    // half of (16384 − 6000 − 3276) = 3554, but 12288 − 6000 − 3276 = 3012 keeps the result at the target.
-    assert.equal(effectiveTailCap(s, 6_000), 3_012);
+    // half of (16384 − 6000 − 3276 − 1638) = 2735, but 12288 − 6000 − 3276 − 1638 = 1374 keeps the result at the target.
+    assert.equal(effectiveTailCap(s, 6_000), 1_374);
   });
 
   test('the tail cap is never negative when pinned messages fill the room', () => {
@@ -104,6 +107,7 @@ describe('contradictions name the field and the value', () => {
     { name: 'prune view not shorter than the threshold', window: 131_072, partial: { pruneHeadChars: 8_000 }, field: 'pruneMinChars', mentions: ['8000', '1024', '8192'] },
     { name: 'min room above reserve', window: 131_072, partial: { minRoomTokens: 20_000 }, field: 'minRoomTokens', mentions: ['20000', '16384'] },
     { name: 'summary budget not under the target', window: 8_192, partial: { reserveTokens: 4_096, summaryWindowShare: 0.4 }, field: 'summaryMaxTokens', mentions: ['3276', '3072'] },
+    { name: 'summary and memory budgets not under the target', window: 32_768, partial: { summaryWindowShare: 0.2, memoryMaxTokens: 10_000, memoryWindowShare: 0.25 }, field: 'memoryMaxTokens', mentions: ['6553', '8192', '12288'] },
     { name: 'oversize threshold over the trigger', window: 32_768, partial: { oversizeShareOfWindow: 0.9 }, field: 'oversizeShareOfWindow', mentions: ['0.9', '16384'] },
     { name: 'unknown field (strict)', window: 131_072, partial: { reserve: 1 }, field: '(settings)', mentions: ['reserve'] },
     { name: 'negative reserve', window: 131_072, partial: { reserveTokens: -1 }, field: 'reserveTokens', mentions: [] },

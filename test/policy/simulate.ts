@@ -364,7 +364,13 @@ export class Simulation {
     const olderRaw = this.ledger.filter((entry) => summarized.has(entry.seq)).reduce((sum, entry) => sum + entry.tokens, 0);
     const budgetRaw = Math.floor(decision.summaryBudgetTokens / decision.projection.calibration);
     const tokens = Math.max(1, Math.floor(summaryShare * Math.min(budgetRaw, olderRaw)));
-    return { views, summary: { seq: this.allocate(false), tokens, chars: tokens * 4 } };
+    // The session memory comes out at most at its budget (the activity fits it); here, at the budget.
+    const memoryTokens = Math.floor(decision.memoryBudgetTokens / decision.projection.calibration);
+    return {
+      views,
+      summary: { seq: this.allocate(false), tokens, chars: tokens * 4 },
+      memory: { seq: this.allocate(false), tokens: memoryTokens, chars: memoryTokens * 4 },
+    };
   }
 
   private checkApplied(before: readonly LedgerEntry[], after: readonly LedgerEntry[], decision: CompactDecision): void {
@@ -445,7 +451,9 @@ export function checkCompaction(decision: CompactDecision, input: DecideInput, e
   if (decision.strategy === 'summary') {
     const summarized = new Set(fromSeqRuns(decision.summarize));
     const older = unpinned.slice(0, unpinned.length - decision.tail.length);
-    assert.deepEqual([...summarized], older.map((entry) => entry.seq), 'summary covers exactly the older region');
+    const memory = older.filter((entry) => entry.kind === 'memory').map((entry) => entry.seq);
+    assert.deepEqual([...summarized], older.filter((entry) => entry.kind !== 'memory').map((entry) => entry.seq), 'summary covers exactly the older region');
+    assert.deepEqual(fromSeqRuns(decision.replacedMemory), memory, 'the older session memory is the one replaced');
     assert.ok(older.some((entry) => entry.kind !== 'summary'), 'a summary of nothing but the previous summary');
     assert.deepEqual(decision.prune, []);
   } else {

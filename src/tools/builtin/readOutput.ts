@@ -1,19 +1,23 @@
-/** The read_output tool: pages through the original of an earlier tool output that the context shows cut. */
+/**
+ * The read_output tool: pages through any original of the session by seq — a tool output the context
+ * shows cut, tool-call arguments shown cut, or a message compaction summarized away.
+ */
 import { z } from 'zod';
 import { PagingFields, pageOf } from '../paging';
 import { type Tool, ToolInputError } from '../tool';
 
 const ReadOutputInput = z.object({
-  seq: z.number().int().min(0).describe('The seq of the tool output to read, as the cut view of it names it.'),
+  seq: z.number().int().min(0).describe('The seq to read, as a cut view, the session memory or search_transcript names it.'),
   ...PagingFields,
 });
 
 export const readOutputTool: Tool<typeof ReadOutputInput> = {
   name: 'read_output',
   description:
-    'Read the full original of an earlier tool output by its seq. Long tool outputs are shown in the conversation ' +
-    'cut to their head and tail; this returns the original in windows, ending with a note giving the offset to ' +
-    'continue from when more remains.',
+    'Read the full original of an earlier message by its seq: a tool output, a tool call\'s arguments, or a ' +
+    'message compaction took out of the conversation. Long tool outputs and arguments are shown cut to their head ' +
+    'and tail; this returns the original in windows, ending with a note giving the offset to continue from when ' +
+    'more remains.',
   input: ReadOutputInput,
   effect: 'read',
   async run(args, ctx) {
@@ -21,7 +25,7 @@ export const readOutputTool: Tool<typeof ReadOutputInput> = {
       throw new ToolInputError(`cannot read the output of seq ${args.seq}: this session has no transcript to read from`);
     }
     const text = await ctx.transcript.readOutput(args.seq);
-    if (text === undefined) throw new ToolInputError(`seq ${args.seq} is not a tool output of this session`);
+    if (text === undefined) throw new ToolInputError(`seq ${args.seq} is not stored for this session`);
     return { output: pageOf(text, `seq ${args.seq}`, args, ctx) };
   },
 };

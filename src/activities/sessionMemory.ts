@@ -1,0 +1,282 @@
+/**
+ * The session memory block (DESIGN §5 "Session memory, model-free"): built by agentd from the stored
+ * transcript at each summary compaction, without a model, so the user's words and the artifact
+ * trail survive whatever the summarizer keeps. Pure over the rows it is given; the summarize
+ * activity reads them from the store.
+ */
+import { countTokens } from 'gpt-tokenizer';
+import { memoryMessageHeader, isMemoryMessage } from '../model/memoryFormat';
+import type { ChatMessage } from '../model/messages';
+import { isNotice } from '../model/noticeFormat';
+import { isSummaryMessage } from '../model/summaryFormat';
+import { toSeqRuns, type SeqRun } from '../policy/seqRuns';
+import type { StoredMessage } from '../store/transcriptStore';
+
+/** Share of the budget the verbatim user messages may take; the artifact trail gets the rest. */
+const USER_MESSAGES_SHARE = 0.5;
+/** Words kept of a user message that no longer fits verbatim. */
+const FIRST_WORDS = 12;
+const COMMANDS_KEPT = 10;
+const FAILURES_KEPT = 8;
+const ERROR_LINES_PER_FAILURE = 4;
+const LINE_CHARS = 200;
+const LISTED_NAMES_KEPT = 60;
+const RUNS_SHOWN = 20;
+/** A line of a failing result worth keeping: what test runners, compilers and shells print on failure. */
+const ERROR_LINE = /\b(error|errors|failed|failure|fail|failing|exception|traceback|assert\w*|panic|fatal|not ok|denied|cannot|undefined)\b|✗|✘/i;
+/** Tools that change a file named by a `path` argument (built-in `write_file`, and user or MCP edit tools). */
+const WRITES = /write|edit|create|patch|append|replace|move|rename|delete/i;
+
+export interface SessionMemoryInput {
+  /** Every stored row of the session, in seq order. */
+  readonly rows: readonly StoredMessage[];
+  /** The last pinned seq (the task): user messages after it are quoted. */
+  readonly taskSeq: number;
+  /** Original seqs the new summary covers: they left the context. */
+  readonly summarized: readonly SeqRun[];
+  /** Original seqs still in the context after the compaction (pinned and tail). */
+  readonly kept: readonly SeqRun[];
+  /** Largest block, in tokens (the plan reserved it). */
+  readonly budgetTokens: number;
+}
+
+interface CallFacts {
+  readonly seq: number;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+
+interface ToolFacts {
+  readonly call: CallFacts;
+  readonly resultSeq: number;
+  readonly output: string;
+  readonly isError: boolean;
+}
+
+/** The memory message's text, within `budgetTokens` (header and "what left" first, then the rest by priority). */
+export function buildSessionMemory(input: SessionMemoryInput): string {
+  const originals = input.rows.filter((row) => row.meta.kind === undefined);
+  const throughSeq = originals.at(-1)?.seq ?? input.taskSeq;
+  const header = memoryMessageHeader(throughSeq);
+  const left = leftSection(originals, input);
+  let remaining = input.budgetTokens - tokensOf(header) - tokensOf(left.join('\n')) - 8;
+
+  const users = userMessages(originals, input.taskSeq);
+  const userBudget = Math.max(0, Math.floor(remaining * USER_MESSAGES_SHARE));
+  const userLines = fitUserMessages(users, userBudget);
+  remaining -= tokensOf(userLines.join('\n'));
+
+  const tools = toolFacts(originals);
+  const trail = [
+    { title: '## Files written or edited (path, last seq, size)', lines: writtenFiles(tools) },
+    { title: '## Errors in failing tool results (newest first)', lines: failureLines(tools) },
+    { title: `## Last ${COMMANDS_KEPT} commands (newest first)`, lines: commandLines(tools) },
+    { title: '## Files read or listed (newest first)', lines: readFiles(tools) },
+  ];
+  const sections: string[][] = [userLines];
+  for (const section of trail) {
+    if (section.lines.length === 0) continue;
+    const kept = [section.title];
+    let cost = tokensOf(section.title) + 1;
+    for (const line of section.lines) {
+      const lineCost = tokensOf(line) + 1;
+      if (cost + lineCost > remaining) break;
+      kept.push(line);
+      cost += lineCost;
+    }
+    if (kept.length === 1) continue;
+    sections.push(kept);
+    remaining -= cost;
+  }
+  return [header, '', ...sections.flatMap((lines) => (lines.length > 0 ? [...lines, ''] : [])), ...left].join('\n');
+}
+
+/** What left the context and how to get it back: always there, whatever the budget. */
+function leftSection(originals: readonly StoredMessage[], input: SessionMemoryInput): string[] {
+  const summarized = new Set(expand(input.summarized));
+  const kept = new Set(expand(input.kept));
+  const truncated = originals.map((row) => row.seq).filter((seq) => !summarized.has(seq) && !kept.has(seq));
+  return [
+    '## What left the context, and how to get it back',
+    `- Summarized (the summary below stands for them): seqs ${runsText(toSeqRuns([...summarized].sort((a, b) => a - b)))}.`,
+    ...(truncated.length > 0 ? [`- Dropped without a summary (emergency truncation): seqs ${runsText(toSeqRuns(truncated))}.`] : []),
+    '- Every original is kept in the transcript store: search_transcript finds words in them and returns seqs with',
+    '  snippets; read_output with a seq pages through that original (a tool output, a message or tool-call arguments).',
+  ];
+}
+
+function userMessages(originals: readonly StoredMessage[], taskSeq: number): StoredMessage[] {
+  return originals.filter((row) => {
+    const { message } = row;
+    return (
+      row.seq > taskSeq &&
+      message.role === 'user' &&
+      !isNotice(message.content) &&
+      !isSummaryMessage(message.content) &&
+      !isMemoryMessage(message.content)
+    );
+  });
+}
+
+/** Newest first, verbatim while they fit; older ones as one line each, while those fit. */
+function fitUserMessages(users: readonly StoredMessage[], budget: number): string[] {
+  if (users.length === 0) return [];
+  const title = '## Messages from the user after the task (newest first, verbatim)';
+  const lines = [title];
+  let cost = tokensOf(title) + 1;
+  let verbatim = true;
+  const short: string[] = [];
+  for (const row of [...users].reverse()) {
+    const text = row.message.content ?? '';
+    if (verbatim) {
+      const line = `- seq ${row.seq}:\n${indent(text)}`;
+      const lineCost = tokensOf(line) + 1;
+      if (cost + lineCost <= budget) {
+        lines.push(line);
+        cost += lineCost;
+        continue;
+      }
+      verbatim = false;
+    }
+    const line = `- seq ${row.seq}: ${firstWords(text)}`;
+    const lineCost = tokensOf(line) + 1;
+    if (cost + lineCost > budget) break;
+    short.push(line);
+    cost += lineCost;
+  }
+  if (short.length > 0) lines.push('Older messages, first words only (read_output with the seq shows one whole):', ...short);
+  return lines.length > 1 ? lines : [];
+}
+
+/** Each tool call of the session with its result, in seq order. */
+function toolFacts(originals: readonly StoredMessage[]): ToolFacts[] {
+  const calls = new Map<string, CallFacts>();
+  const facts: ToolFacts[] = [];
+  for (const row of originals) {
+    const { message } = row;
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) calls.set(call.id, { seq: row.seq, name: call.function.name, args: parseArgs(call.function.arguments) });
+    } else if (message.role === 'tool') {
+      const call = calls.get(message.tool_call_id);
+      if (!call) continue;
+      const code = exitCode(message.content);
+      const failed = row.meta.isError === true || (code !== undefined && code !== '0');
+      facts.push({ call, resultSeq: row.seq, output: message.content, isError: failed });
+    }
+  }
+  return facts;
+}
+
+function writtenFiles(tools: readonly ToolFacts[]): string[] {
+  const files = new Map<string, { seq: number; size?: number; name: string }>();
+  for (const { call, isError } of tools) {
+    const path = call.args.path;
+    if (typeof path !== 'string' || !WRITES.test(call.name) || isError) continue;
+    const content = call.args.content;
+    files.delete(path);
+    files.set(path, { seq: call.seq, name: call.name, ...(typeof content === 'string' ? { size: Buffer.byteLength(content, 'utf8') } : {}) });
+  }
+  return [...files.entries()]
+    .reverse()
+    .map(([path, file]) => `- ${path} (${file.name} at seq ${file.seq}${file.size === undefined ? '' : `, ${file.size} bytes`})`);
+}
+
+function readFiles(tools: readonly ToolFacts[]): string[] {
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  for (const { call, output, isError, resultSeq } of [...tools].reverse()) {
+    const path = call.args.path;
+    if (typeof path !== 'string' || WRITES.test(call.name) || seen.has(`${call.name} ${path}`)) continue;
+    seen.add(`${call.name} ${path}`);
+    if (call.name === 'list_files' && !isError) {
+      const names = output.split('\n').filter((name) => name !== '' && !name.startsWith('['));
+      const shown = names.slice(0, LISTED_NAMES_KEPT).join(', ');
+      lines.push(`- listed ${path} (seq ${resultSeq}): ${shown}${names.length > LISTED_NAMES_KEPT ? `, … ${names.length - LISTED_NAMES_KEPT} more` : ''}`);
+    } else {
+      lines.push(`- ${call.name} ${path} (seq ${resultSeq})${isError ? ' failed' : ''}`);
+    }
+  }
+  return lines;
+}
+
+function commandLines(tools: readonly ToolFacts[]): string[] {
+  return tools
+    .filter(({ call }) => typeof call.args.command === 'string')
+    .slice(-COMMANDS_KEPT)
+    .reverse()
+    .map(({ call, output, resultSeq, isError }) => {
+      const code = exitCode(output);
+      const status = code !== undefined ? `exit code ${code}` : isError ? 'failed' : 'no exit code';
+      return `- seq ${resultSeq}: \`${clip(String(call.args.command))}\` → ${status}`;
+    });
+}
+
+function failureLines(tools: readonly ToolFacts[]): string[] {
+  const lines: string[] = [];
+  for (const { call, output, resultSeq } of tools.filter((fact) => fact.isError).slice(-FAILURES_KEPT).reverse()) {
+    const errors = output
+      .split('\n')
+      .filter((line) => ERROR_LINE.test(line) && !/^exit code:/.test(line))
+      .slice(0, ERROR_LINES_PER_FAILURE);
+    const what = typeof call.args.command === 'string' ? `\`${clip(call.args.command, 80)}\`` : call.name;
+    lines.push(`- seq ${resultSeq} (${what}):${errors.length === 0 ? ` ${clip(output.trim().split('\n').at(-1) ?? '')}` : ''}`);
+    for (const line of errors) lines.push(`    ${clip(line.trim())}`);
+  }
+  return lines;
+}
+
+/** The exit code `run_command` prints on its last line, when the output has one. */
+function exitCode(output: string): string | undefined {
+  const match = /(?:^|\n)exit code: (\S+)\s*$/.exec(output);
+  return match?.[1];
+}
+
+function parseArgs(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function firstWords(text: string): string {
+  const words = text.split(/\s+/).filter((word) => word !== '');
+  return clip(words.slice(0, FIRST_WORDS).join(' ')) + (words.length > FIRST_WORDS ? ' …' : '');
+}
+
+function clip(text: string, chars = LINE_CHARS): string {
+  const line = text.replace(/\s*\n\s*/g, ' ');
+  return line.length <= chars ? line : `${line.slice(0, chars)}…`;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
+
+function expand(runs: readonly SeqRun[]): number[] {
+  const seqs: number[] = [];
+  for (const [first, last] of runs) for (let seq = first; seq <= last; seq++) seqs.push(seq);
+  return seqs;
+}
+
+/** Runs as text; a long list keeps its first and last runs (search_transcript still finds the rest). */
+function runsText(runs: readonly SeqRun[]): string {
+  if (runs.length === 0) return 'none';
+  const text = (run: SeqRun): string => (run[0] === run[1] ? `${run[0]}` : `${run[0]}-${run[1]}`);
+  if (runs.length <= RUNS_SHOWN) return runs.map(text).join(', ');
+  const half = RUNS_SHOWN / 2;
+  return [...runs.slice(0, half).map(text), `… ${runs.length - RUNS_SHOWN} more runs …`, ...runs.slice(-half).map(text)].join(', ');
+}
+
+function tokensOf(text: string): number {
+  return countTokens(text);
+}
+
+/** The memory as the message the context carries. */
+export function sessionMemoryMessage(text: string): ChatMessage {
+  return { role: 'user', content: text };
+}

@@ -1,0 +1,124 @@
+/**
+ * The session memory block (DESIGN §5 "Session memory, model-free"): what it quotes and lists from
+ * a real SQLite transcript, that it stays within its budget, and that the summarize activity stores
+ * it beside the summary (and again on a retry, without a model call).
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { countTokens } from 'gpt-tokenizer';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../src/activities';
+import { buildSessionMemory } from '../src/activities/sessionMemory';
+import type { SummarizeResult } from '../src/activities/types';
+import { isMemoryMessage } from '../src/model/memoryFormat';
+import { createModelClient } from '../src/model/client';
+import { startSimulator } from '../src/simulator/server';
+import { SqliteTranscriptStore } from '../src/store/sqliteStore';
+import { createBuiltinRegistry } from '../src/tools/registry';
+
+describe('session memory', () => {
+  let dir: string;
+  let store: SqliteTranscriptStore;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'agentd-memory-'));
+    store = new SqliteTranscriptStore(join(dir, 'transcripts.db'));
+  });
+  after(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A session with two user messages after the task, a write, a listing, a read and a failing test run. */
+  async function session(sessionId: string): Promise<number> {
+    let seq = 0;
+    const put = (message: Parameters<SqliteTranscriptStore['put']>[2], meta?: Record<string, unknown>) =>
+      store.put(sessionId, seq++, message, meta);
+    const call = async (name: string, args: Record<string, unknown>, output: string, isError = false) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content: `calling ${name}`, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name, isError });
+    };
+    await put({ role: 'system', content: 'You are a careful agent.' });
+    await put({ role: 'user', content: 'Port the parser.' });
+    await put({ role: 'user', content: 'CONSTRAINT: never edit vendor/. The release is code-named Osprey.' });
+    await call('write_file', { path: 'src/parser.ts', content: 'export const x = 1;\n' }, 'wrote 20 bytes to src/parser.ts');
+    await call('list_files', { path: '.' }, 'legacy_grammar.pegjs\nsrc/\nvendor/');
+    await call('read_file', { path: 'README.md' }, '# readme');
+    await call('run_command', { command: 'npm test' }, 'ok 1 - lexer\nnot ok 2 - parser rejects empty input\n  AssertionError: expected throw\nexit code: 1');
+    await put({ role: 'user', content: 'Now also update the changelog, please.' });
+    await call('run_command', { command: 'npm run lint' }, 'all clean\nexit code: 0');
+    return seq - 1;
+  }
+
+  it('quotes the user messages after the task and lists the artifact trail and how to get back what left', async () => {
+    const last = await session('mem-1');
+    const text = buildSessionMemory({ rows: await store.list('mem-1'), taskSeq: 1, summarized: [[2, 12]], kept: [[0, 1], [13, last]], budgetTokens: 2048 });
+    assert.ok(isMemoryMessage(text), 'starts with the memory marker');
+    assert.ok(!text.includes('Port the parser.'), 'the task is pinned, not quoted');
+    assert.match(text, /CONSTRAINT: never edit vendor\/\. The release is code-named Osprey\./, 'a user message verbatim');
+    assert.ok(text.indexOf('update the changelog') < text.indexOf('code-named Osprey'), 'newest first');
+    assert.match(text, /src\/parser\.ts \(write_file at seq 3, 20 bytes\)/, 'the file written, its seq and size');
+    assert.match(text, /listed \. \(seq 6\): legacy_grammar\.pegjs, src\/, vendor\//, 'the names a listing showed');
+    assert.match(text, /read_file README\.md \(seq 8\)/, 'the file read');
+    assert.match(text, /`npm test` → exit code 1/, 'a command and its exit status');
+    assert.match(text, /`npm run lint` → exit code 0/);
+    assert.match(text, /not ok 2 - parser rejects empty input/, 'the error lines of a failing result');
+    assert.ok(!/all clean/.test(text), 'a passing result is not an error');
+    assert.match(text, /Summarized .*seqs 2-12/);
+    assert.match(text, /search_transcript/, 'tells the model the search tool exists');
+    assert.match(text, /read_output/, 'and how to page an original');
+  });
+
+  it('names the seqs truncation dropped (neither summarized nor kept)', async () => {
+    const last = await session('mem-2');
+    const text = buildSessionMemory({ rows: await store.list('mem-2'), taskSeq: 1, summarized: [[6, 12]], kept: [[0, 1], [13, last]], budgetTokens: 2048 });
+    assert.match(text, /Dropped without a summary \(emergency truncation\): seqs 2-5\./);
+  });
+
+  it('stays within a small budget: older user messages shrink to one line, the trail to what fits', async () => {
+    const sessionId = 'mem-3';
+    await store.put(sessionId, 0, { role: 'system', content: 'sys' });
+    await store.put(sessionId, 1, { role: 'user', content: 'task' });
+    for (let seq = 2; seq < 40; seq++) {
+      await store.put(sessionId, seq, { role: 'user', content: `Message ${seq}: ${'please keep going with the refactoring of module '.repeat(6)}` });
+    }
+    const budget = 400;
+    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, 39]], kept: [[0, 1]], budgetTokens: budget });
+    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    assert.match(text, /Message 39: please keep going/, 'the newest verbatim');
+    assert.match(text, /first words only/, 'older ones as one line each');
+  });
+
+  it('the summarize activity stores the memory beside the summary, and a retry returns it without a model call', async () => {
+    const last = await session('mem-4');
+    const simulator = await startSimulator();
+    try {
+      const activities = createActivities({
+        store,
+        model: createModelClient({ baseURL: simulator.baseURL }),
+        tools: createBuiltinRegistry(),
+        workspaceRoot: join(dir, 'workspaces'),
+      });
+      const input = {
+        sessionId: 'mem-4', seq: last + 1, pinned: [[0, 1]] as Array<[number, number]>, region: [[2, last - 2]] as Array<[number, number]>,
+        covers: [[2, last - 2]] as Array<[number, number]>, model: 'agentd-sim', budgetTokens: 2000, contextWindow: 32_768,
+        memorySeq: last + 2, memoryBudgetTokens: 1500, kept: [[0, 1], [last - 1, last]] as Array<[number, number]>,
+      };
+      const first: SummarizeResult = await new MockActivityEnvironment().run(activities.summarize, input);
+      assert.equal(first.memory?.seq, last + 2);
+      const stored = await store.get('mem-4', last + 2);
+      assert.equal(stored?.meta.kind, 'memory');
+      assert.ok(isMemoryMessage(stored?.message.content));
+      assert.match(stored!.message.content!, /code-named Osprey/);
+      const requests = simulator.stats().requests;
+      const retry: SummarizeResult = await new MockActivityEnvironment().run(activities.summarize, input);
+      assert.deepEqual(retry.memory, first.memory);
+      assert.equal(simulator.stats().requests, requests, 'the retry called no model');
+    } finally {
+      await simulator.stop();
+    }
+  });
+});
