@@ -8,11 +8,12 @@ import { after, before, describe, it } from 'node:test';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../src/activities';
-import type { CallModelInput, RunToolResult, SummarizeInput, SummarizeResult } from '../src/activities/types';
+import type { CallModelInput, RunToolResult, SummarizeInput, SummarizeResult, SummaryRejectedDetails } from '../src/activities/types';
 import { isSummaryMessage, SUMMARY_SECTIONS } from '../src/model/summaryFormat';
 import type { SimulatorOptions } from '../src/simulator/options';
 import { totalRejected } from '../src/simulator/stats';
 import { createModelClient } from '../src/model/client';
+import { PER_MESSAGE_OVERHEAD_TOKENS } from '../src/model/tokens';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
 import { createBuiltinRegistry, ToolRegistry } from '../src/tools/registry';
@@ -166,7 +167,12 @@ describe('activities on retry', () => {
       ],
     });
     assert.deepEqual(measures.map((measure) => [measure.seq, measure.role]), [[0, 'system'], [1, 'user']]);
-    assert.ok(measures.every((measure) => measure.tokens > 4));
+    // The ledger counts content only: the policy adds the per-message framing once itself.
+    for (const measure of measures) {
+      const stored = await store.get('t', measure.seq);
+      assert.ok(measure.tokens > 0);
+      assert.equal(measure.tokens, (stored?.tokens ?? 0) - PER_MESSAGE_OVERHEAD_TOKENS);
+    }
   });
 });
 
@@ -244,6 +250,44 @@ describe('summarize activity', () => {
     assert.ok(stats.maxPromptTokens <= 16_384);
   });
 
+  for (const summarizer of ['prose', 'headings', 'lossy'] as const) {
+    it(`accepts a '${summarizer}' summary as written, under agentd's header`, async () => {
+      const sessionId = `sum-${summarizer}`;
+      const last = await conversation(sessionId, 6, 2000);
+      const { result, stats } = await summarizeWith({ summarizer }, {
+        sessionId, seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]],
+        budgetTokens: 2000, contextWindow: 32_768,
+      });
+      assert.deepEqual([result.calls, result.possiblyBilledCalls, stats.summaryRequests], [1, 0, 1]);
+      assert.equal(result.usage.promptTokens, stats.summaryPromptTokens);
+      const content = (await store.get(sessionId, last + 1))?.message.content ?? '';
+      const [header, blank, ...text] = content.split('\n');
+      assert.ok(isSummaryMessage(header), 'the header line comes first');
+      assert.equal(blank, '');
+      assert.doesNotMatch(content, /^## Goal$/m, 'not rewritten into the asked-for sections');
+      assert.ok(text.join('\n').length > 0);
+    });
+  }
+
+  it('rejects a refusal at once, non-retryably, with its reason and what it cost', async () => {
+    const last = await conversation('sum-refusal', 4, 2000);
+    let caught: unknown;
+    await summarizeWith({ summarizer: 'refusal' }, {
+      sessionId: 'sum-refusal', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]],
+      budgetTokens: 2000, contextWindow: 32_768,
+    }).catch((error: unknown) => {
+      caught = error;
+    });
+    assert.ok(caught instanceof ApplicationFailure, String(caught));
+    assert.equal(caught.type, 'SummaryRejected');
+    assert.equal(caught.nonRetryable, true);
+    const details = caught.details?.[0] as SummaryRejectedDetails;
+    assert.equal(details.reason, 'refusal');
+    assert.equal(details.calls, 1);
+    assert.ok(details.usage.promptTokens > 0, 'the answered request is billed');
+    assert.equal(await store.get('sum-refusal', last + 1), undefined, 'nothing stored');
+  });
+
   it('rejects a summary that is not shorter than what it replaces', async () => {
     const last = await conversation('sum-3', 2, 200);
     await assert.rejects(
@@ -251,7 +295,11 @@ describe('summarize activity', () => {
         sessionId: 'sum-3', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]],
         budgetTokens: 2000, contextWindow: 32_768,
       }),
-      (error: unknown) => error instanceof ApplicationFailure && error.type === 'SummaryRejected' && error.nonRetryable === true,
+      (error: unknown) =>
+        error instanceof ApplicationFailure &&
+        error.type === 'SummaryRejected' &&
+        error.nonRetryable === true &&
+        (error.details?.[0] as SummaryRejectedDetails).reason === 'not_shorter',
     );
     assert.equal(await store.get('sum-3', last + 1), undefined, 'nothing stored');
   });

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { findTemporalCli } from '../src/devServer/temporalCli';
-import type { CompactNowResult, SessionState } from '../src/session/state';
+import type { CompactionNotice, CompactNowResult, SessionState } from '../src/session/state';
 import { totalRejected } from '../src/simulator/stats';
 import { eventually, startStack, type Stack } from './helpers/stack';
 
@@ -57,36 +57,99 @@ describe('compaction', () => {
     });
   });
 
-  it('opens the breaker when the summarizer always fails, and still completes by truncation', async () => {
+  // Models that do not write agentd's sections: their summaries are accepted as written. Those that
+  // cannot give a usable summary (a refusal, one longer than its input) open the breaker, and the
+  // session still finishes with no request over the window.
+  for (const summarizer of ['prose', 'headings', 'lossy', 'refusal', 'long'] as const) {
+    it(`runs 120 steps at 32K with the '${summarizer}' summarizer: no request over the window, every summary call billed`, async () => {
+      await stack.withWorker({ contextWindow: WINDOW, summarizer }, async (simulator) => {
+        const handle = await stack.sessions.start({
+          task: `long job, ${summarizer} summaries [sim steps=120 output=2000-20000]`,
+          model: 'agentd-sim',
+          contextWindow: WINDOW,
+          maxSteps: 400,
+        });
+        const result = await stack.sessions.result(handle.workflowId);
+        const state = result.finalState!;
+        const stats = simulator.stats();
+        console.log(
+          `${summarizer} summarizer at 32K: ${result.steps} steps, max prompt ${stats.maxPromptTokens} tokens, ` +
+            `compactions ${JSON.stringify(state.compaction.byStrategy)}, summary requests answered ${stats.summaryRequests}, ` +
+            `spend.summary ${JSON.stringify(state.spend.summary)}, breaker ${JSON.stringify(state.compaction.breaker)}`,
+        );
+        assert.equal(result.outcome, 'finished');
+        assert.equal(totalRejected(stats), 0, `rejections: ${JSON.stringify(stats.rejected)}`);
+        assert.ok(stats.maxPromptTokens <= WINDOW);
+        // Every request the endpoint answered is in the ledger, rejected summaries included.
+        assert.equal(state.spend.summary.calls, stats.summaryRequests);
+        assert.equal(state.spend.summary.promptTokens, stats.summaryPromptTokens);
+        assert.ok(stats.summaryRequests > 0);
+        if (summarizer === 'refusal' || summarizer === 'long') {
+          assert.equal(state.compaction.byStrategy.summary, 0);
+          assert.ok(state.compaction.notices.some((notice) => notice.failed !== undefined), 'the rejections are in the notices');
+          // Rejections are not retried as they are: one request per failed compaction (no chunking at this size).
+          const failures = state.compaction.noticesTotal - state.compaction.compactions;
+          assert.ok(stats.summaryRequests <= failures, `${stats.summaryRequests} summary requests for ${failures} failed compactions`);
+          // Successful prunes in between do not hide that the summarizer never works.
+          assert.equal(state.compaction.breaker.open, true);
+          assert.match(state.compaction.warning ?? '', new RegExp(`^breaker OPEN since step \\d+: \\d+ compactions failed \\(${summarizer === 'long' ? 'not_shorter' : 'refusal'}`));
+        } else {
+          assert.ok(state.compaction.byStrategy.summary > 0, 'summaries were accepted');
+          assert.equal(state.compaction.breaker.open, false);
+          assert.equal(state.compaction.warning, undefined);
+        }
+      });
+    });
+  }
+
+  it('with a summarizer that always fails: the breaker opens, half-opens after the cool-down, the context stays under the trigger', async () => {
     const sessionId = `breaker-${Date.now()}`;
-    let summaryAttemptsWhenOpened = 0;
+    const seen = new Map<string, CompactionNotice>();
+    let opened: SessionState | undefined;
     await stack.withWorker({ contextWindow: WINDOW, summarizer: 'fail', outputBytes: { min: 2000, max: 6000 } }, async (simulator) => {
       await stack.sessions.start(
         { task: 'job with a broken summarizer [sim steps=150]', model: 'agentd-sim', contextWindow: WINDOW, maxSteps: 400, awaitMessagesSeconds: 300 },
         { sessionId },
       );
-      const opened = await eventually(async () => {
-        const state = await stack.sessions.state(sessionId);
-        return state.compaction.breaker.open ? state : undefined;
-      }, 'breaker open', 120_000);
-      summaryAttemptsWhenOpened = simulator.stats().rejected.injected;
-      assert.equal(opened.compaction.breaker.consecutiveFailures, 3);
+      // Notices are kept 20 at a time: collect them as they come, as `--follow` does.
       const waiting = await eventually(async () => {
         const state = await stack.sessions.state(sessionId);
+        for (const notice of state.compaction.notices) seen.set(`${notice.at} ${notice.step} ${notice.strategy} ${notice.failed ?? ''}`, notice);
+        if (state.compaction.breaker.open) opened ??= state;
         return state.status === 'waiting_for_message' ? state : undefined;
-      }, 'task turn finished', 120_000);
-      assert.equal(simulator.stats().rejected.injected, summaryAttemptsWhenOpened, 'no summary call after the breaker opened');
-      assert.ok(waiting.compaction.byStrategy.truncate > 0, 'the session went on by truncation');
+      }, 'task turn finished', 300_000);
+      assert.ok(opened, 'the breaker opened');
+      assert.equal(opened.compaction.breaker.consecutiveFailures >= 3, true);
+      const openedAt = opened.compaction.breaker.openedAtStep!;
+      assert.equal(opened.compaction.breaker.retryAtStep, openedAt + 20, 'the first retry comes after the default cool-down');
+      const notices = [...seen.values()];
+      const retries = notices.filter((notice) => notice.halfOpenRetry === true);
+      console.log(
+        `always-failing summarizer: opened at step ${openedAt}, half-open retries at steps ${retries.map((notice) => notice.step).join(', ')}, ` +
+          `breaker at the end ${JSON.stringify(waiting.compaction.breaker)}, ${JSON.stringify(waiting.compaction.byStrategy)}`,
+      );
+      assert.ok(retries.length > 0, 'a half-open retry is visible in the notices');
+      assert.ok(retries.every((notice) => notice.failed !== undefined && notice.step >= openedAt + 20));
+      // Failed retries doubled the cool-down.
+      assert.ok((waiting.compaction.breaker.coolDownSteps ?? 0) >= 40, JSON.stringify(waiting.compaction.breaker));
+      const truncations = notices.filter((notice) => notice.strategy === 'truncate');
+      assert.ok(truncations.length > 0, 'the session went on by truncation');
+      for (const notice of truncations) assert.ok(notice.tokensAfter <= waiting.compaction.trigger, `truncated to ${notice.tokensAfter}`);
+      assert.match(waiting.compaction.warning ?? '', /^breaker OPEN since step \d+: \d+ compactions failed \(summarizer unavailable/);
       assert.equal(totalRejected(simulator.stats()) - simulator.stats().rejected.injected, 0, 'no oversize or malformed request');
       assert.ok(simulator.stats().maxPromptTokens <= WINDOW);
+      assert.equal(waiting.spend.summary.calls, 0, 'nothing was answered');
+      assert.ok((waiting.spend.summary.possiblyBilledCalls ?? 0) > 0, 'retried requests are counted as possibly billed');
     });
     // A healthy summarizer now: a manual compaction runs although the breaker is open, and closes it.
     await stack.withWorker({ contextWindow: WINDOW }, async () => {
       const result: CompactNowResult = await stack.sessions.handle(sessionId).executeUpdate('compactNow');
       assert.equal(result.compacted, true, JSON.stringify(result));
       assert.equal(result.notice?.reason, 'manual');
+      assert.equal(result.notice?.breaker, 'closed');
       const state = await stack.sessions.state(sessionId);
       assert.deepEqual(state.compaction.breaker, { consecutiveFailures: 0, open: false });
+      assert.equal(state.compaction.warning, undefined);
       await stack.sessions.handle(sessionId).cancel();
     });
   });

@@ -16,11 +16,16 @@ export async function followSession(
   let lastSeq = -1;
   let noticesSeen = 0;
   let lastStatus: string | undefined;
+  let lastWarning: string | undefined;
   const report = (state: SessionState) => {
     if (state.status !== lastStatus) {
       print(`[${sessionId}] ${state.status}`);
       lastStatus = state.status;
     }
+    // Each new breaker warning once (its retry step changes as the breaker half-opens and fails again).
+    const warning = state.compaction.warning;
+    if (warning !== undefined && warning !== lastWarning) print(`[${sessionId}] warning: ${warning}`);
+    lastWarning = warning;
     for (const call of state.lastToolCalls) {
       if (call.seq > lastSeq) print(`[${sessionId}] ${renderToolCall(call)}`);
     }

@@ -33,6 +33,7 @@ export function renderState(state: SessionState): string {
     for (const call of state.lastToolCalls) lines.push(`  ${renderToolCall(call)}`);
   }
   for (const notice of state.compaction.notices.slice(-5)) lines.push(`  ${renderNotice(notice)}`);
+  if (state.compaction.warning) lines.push(`warning   ${state.compaction.warning}`);
   for (const warning of state.warnings) lines.push(`warning   ${warning}`);
   if (state.answer) lines.push(`answer    ${state.answer}`);
   return lines.join('\n');
@@ -43,9 +44,12 @@ export function renderToolCall(call: ToolCallRecord): string {
 }
 
 export function renderResult(result: SessionResult): string {
+  // Results of sessions from before the breaker warning have no compaction warning to show.
+  const warning = result.finalState?.compaction.warning;
   return [
     `session ${result.sessionId} ${result.outcome} after ${result.turns} turn(s), ${result.steps} steps, ` +
       `${result.usage.modelCalls} model calls (${kTokens(result.usage.promptTokens)} prompt tokens)`,
+    ...(warning ? [`warning: ${warning}`] : []),
     `answer: ${result.answer}`,
   ].join('\n');
 }
@@ -53,7 +57,9 @@ export function renderResult(result: SessionResult): string {
 /** `context compacted: 182k → 41k (summary)`, or what failed. */
 export function renderNotice(notice: CompactionNotice): string {
   const where = `step ${notice.step}, ${notice.reason}`;
-  if (notice.failed) return `compaction failed (${notice.strategy}, ${where}): ${notice.failed}`;
+  const retry = notice.halfOpenRetry ? ', half-open retry' : '';
+  const breaker = notice.breaker === 'opened' ? '; breaker OPEN' : notice.breaker === 'closed' ? '; breaker closed' : '';
+  if (notice.failed) return `compaction failed (${notice.strategy}, ${where}${retry}): ${notice.failed}${breaker}`;
   const verb = notice.strategy === 'truncate' ? 'context truncated' : 'context compacted';
-  return `${verb}: ${kTokens(notice.tokensBefore)} → ${kTokens(notice.tokensAfter)} (${notice.strategy}, ${where})`;
+  return `${verb}: ${kTokens(notice.tokensBefore)} → ${kTokens(notice.tokensAfter)} (${notice.strategy}, ${where}${retry})${breaker}`;
 }

@@ -4,6 +4,7 @@
  * the Temporal sandbox, and replay must give the same answer; all I/O is in activities.
  */
 import { appendOriginals } from './accounting';
+import { allowsAutoCompaction } from './breaker';
 import {
   CompactionRequest,
   CompactionStrategy,
@@ -25,14 +26,22 @@ import { toSeqRuns } from './seqRuns';
 import { effectiveTailCap, isAtTrigger, isOverHardLimit } from './thresholds';
 import { selectTruncation } from './truncate';
 
+/**
+ * Our tokens of agentd's header line above a summary (`summaryMessageHeader`: ~30 with five-digit
+ * seqs), rounded up so the projection errs towards a larger summary message.
+ */
+export const SUMMARY_HEADER_TOKENS = 40;
+
 export { applyCompaction, applyTruncation, type CompactionResults } from './applyCompaction';
 export { verifyCompaction, VerifyFailure, type CompactionVerdict } from './verifyCompaction';
 export * from './decision';
 
 /**
  * Decides what to do before the next model call; always `none` when compaction is not `enabled`.
- * - `auto`: compacts only at the trigger, with auto on and the breaker closed; over the hard limit
- *   (window − minRoomTokens) when it may not compact, truncates instead of sending a doomed request.
+ * - `auto`: compacts only at the trigger, with auto on and the breaker closed (or, with `graceful`,
+ *   half-open at `step`); over the hard limit (window − minRoomTokens) when it may not compact,
+ *   truncates instead of sending a doomed request. With `graceful` and the breaker open it prunes,
+ *   else truncates down to the target, as soon as the trigger is reached.
  * - `manual`: compacts even under the trigger and with the breaker open, when something is older
  *   than the tail or can be cut; otherwise `none` with a reason.
  * - `reactive`: the server rejected the last request as too long, so our estimate was low: compacts
@@ -43,6 +52,8 @@ export function decide(input: DecideInput): Decision {
   const estimate = estimateContext(input.ledger, input.estimateInput, settings.perMessageOverheadTokens);
   if (!settings.enabled) return none(NoneReason.disabled, estimate);
   const overHardLimit = isOverHardLimit(estimate.tokens, settings);
+  // Emergency truncation aims at the compaction target, so it does not have to run again at once.
+  const truncationGoal = input.graceful === true ? settings.targetTokens : settings.hardLimitTokens;
 
   if (request === CompactionRequest.auto) {
     if (!settings.auto) {
@@ -51,7 +62,9 @@ export function decide(input: DecideInput): Decision {
         : none(NoneReason.autoOff, estimate);
     }
     if (!isAtTrigger(estimate.tokens, settings)) return none(NoneReason.underTrigger, estimate);
-    if (input.breaker.open) {
+    const halfOpenStep = input.graceful === true ? input.step : undefined;
+    if (input.graceful === true && !allowsAutoCompaction(input.breaker, halfOpenStep)) return withoutSummarizer(input, estimate);
+    if (!allowsAutoCompaction(input.breaker, halfOpenStep)) {
       return overHardLimit
         ? truncation(input, estimate, TruncateWhy.breakerOpen, settings.hardLimitTokens)
         : none(NoneReason.breakerOpen, estimate);
@@ -61,14 +74,26 @@ export function decide(input: DecideInput): Decision {
     return truncation(input, estimate, TruncateWhy.breakerOpen, reactiveGoal(input, estimate));
   }
 
-  const compaction = planCompaction(input, estimate);
+  const compaction = planCompaction(input, estimate, true);
   if (compaction) return compaction;
 
   if (request === CompactionRequest.reactive) {
     return truncation(input, estimate, TruncateWhy.cannotCompact, reactiveGoal(input, estimate));
   }
-  if (overHardLimit) return truncation(input, estimate, TruncateWhy.cannotCompact, settings.hardLimitTokens);
+  if (overHardLimit) return truncation(input, estimate, TruncateWhy.cannotCompact, truncationGoal);
   return none(NoneReason.nothingToCompact, estimate);
+}
+
+/**
+ * At the trigger with the breaker open (DESIGN §5 "degrade gracefully"): model-free pruning when it
+ * gets under the trigger, else the oldest steps are dropped down to the target, so the context stays
+ * under the trigger instead of riding at the window's edge.
+ */
+function withoutSummarizer(input: DecideInput, estimate: ContextEstimate): Decision {
+  const pruned = planCompaction(input, estimate, false);
+  if (pruned && pruned.expectedAfter < input.settings.triggerTokens) return pruned;
+  const truncated = truncation(input, estimate, TruncateWhy.breakerOpen, input.settings.targetTokens);
+  return truncated.kind === 'none' && pruned ? pruned : truncated;
 }
 
 /**
@@ -83,6 +108,11 @@ export function decideTruncation(input: DecideInput, why: TruncateWhy): Decision
   const estimate = estimateContext(input.ledger, input.estimateInput, input.settings.perMessageOverheadTokens);
   if (!input.settings.enabled) return none(NoneReason.disabled, estimate);
   if (why === TruncateWhy.repeatedOverflow) return truncation(input, estimate, why, reactiveGoal(input, estimate));
+  if (input.graceful === true) {
+    // After a failed compaction: at the trigger, down to the target (DESIGN §5 "degrade gracefully").
+    if (!isAtTrigger(estimate.tokens, input.settings)) return none(NoneReason.withinLimit, estimate);
+    return truncation(input, estimate, why, input.settings.targetTokens);
+  }
   if (!isOverHardLimit(estimate.tokens, input.settings)) return none(NoneReason.withinLimit, estimate);
   return truncation(input, estimate, why, input.settings.hardLimitTokens);
 }
@@ -130,9 +160,13 @@ function truncation(input: DecideInput, estimate: ContextEstimate, why: Truncate
   };
 }
 
-/** The compaction that would run now, or undefined when nothing is older than the tail and nothing can be cut. */
-function planCompaction(input: DecideInput, estimate: ContextEstimate): CompactDecision | undefined {
+/**
+ * The compaction that would run now, or undefined when nothing is older than the tail and nothing
+ * can be cut; `summaryAllowed` false plans pruning only (the breaker is open).
+ */
+function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAllowed: boolean): CompactDecision | undefined {
   const { ledger, settings } = input;
+  const graceful = input.graceful === true;
   const overhead = settings.perMessageOverheadTokens;
   const toolSchemaTokens = input.estimateInput.toolSchemaTokens;
   const { calibration, excessTokens } = estimate;
@@ -178,20 +212,28 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate): CompactD
       savedTokens: prune.savedTokens + tailCutSaved,
       transcriptTokens: rawTotal - toolSchemaTokens,
       estimateAfterPrune,
-      triggerTokens: settings.triggerTokens,
+      // Hysteresis: pruning replaces the summary only when it gets as far as a summary would.
+      triggerTokens: graceful ? settings.targetTokens : settings.triggerTokens,
     },
     settings,
   );
 
   let strategy: CompactionStrategy;
-  let expectedAfter: number;
-  if (olderHasOriginals && !skipSummary) {
-    strategy = CompactionStrategy.summary;
+  let expectedAfter = 0;
+  let summarizes = summaryAllowed && olderHasOriginals && !skipSummary;
+  if (summarizes) {
     // The summary is at most its budget, and a summary longer than what it replaces is a failure;
     // the session memory beside it is at most its own budget.
     const summaryTokens = Math.min(settings.summaryBudgetTokens, calibratedTokens(olderRaw, calibration));
+    // The summary message also carries agentd's header line.
+    const header = graceful ? SUMMARY_HEADER_TOKENS : 0;
     expectedAfter =
-      projectTokens(fixedRaw + tail.weight + 2 * overhead, calibration, excessTokens) + summaryTokens + settings.memoryBudgetTokens;
+      projectTokens(fixedRaw + tail.weight + 2 * overhead + header, calibration, excessTokens) + summaryTokens + settings.memoryBudgetTokens;
+    // A summary that cannot shrink the context would only be billed and rejected.
+    if (graceful && expectedAfter >= estimate.tokens) summarizes = false;
+  }
+  if (summarizes) {
+    strategy = CompactionStrategy.summary;
   } else if (prune.cuts.length + tail.cuts.length > 0) {
     strategy = CompactionStrategy.prune;
     expectedAfter = estimateAfterPrune;

@@ -105,6 +105,15 @@ export interface DecideInput {
   readonly breaker: BreakerState;
   /** Who asks. */
   readonly request: CompactionRequest;
+  /** The session's step: an open breaker half-opens once its `retryAtStep` is reached. */
+  readonly step?: number;
+  /**
+   * The rules of DESIGN §5 "degrade gracefully" and honest projections: with the breaker open,
+   * prune, then truncate to the target (not the hard limit); skip a summary only when pruning gets
+   * under the target; project the summary with its header; never start a summary that cannot
+   * shrink the context. False for histories recorded before them (the workflow's `patched()`).
+   */
+  readonly graceful?: boolean;
   /**
    * A kept step over the cap may have its long tool-call arguments cut to views, not only its tool
    * results; false only to replay histories from before such views. @default true

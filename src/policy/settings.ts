@@ -22,6 +22,7 @@ export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
   targetShareOfTrigger: 0.75,
   oversizeShareOfWindow: 0.25,
   breakerThreshold: 3,
+  breakerCoolDownSteps: 20,
   perMessageOverheadTokens: 4,
   minRoomTokens: 1_024,
 });
@@ -73,6 +74,11 @@ export const CompactionSettingsSchema = z
     oversizeShareOfWindow: share(1).default(D.oversizeShareOfWindow),
     /** Consecutive failed compactions that stop auto-compaction. @default 3 */
     breakerThreshold: positive().default(D.breakerThreshold),
+    /**
+     * Steps an open breaker waits before one compaction is tried again (half-open); doubles after
+     * each failed retry. @default 20
+     */
+    breakerCoolDownSteps: positive().default(D.breakerCoolDownSteps),
     /** Tokens each message costs beyond its content (role, separators) in the estimate. @default 4 */
     perMessageOverheadTokens: count().default(D.perMessageOverheadTokens),
     /** Room a request must leave for the answer; above window − minRoomTokens we truncate. @default 1024 */

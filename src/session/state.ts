@@ -1,5 +1,6 @@
 /** What the `state` query answers and what a session returns; plain JSON, shared by workflow and clients. */
 import type { CompactionEvent, CompactionRequest } from '../policy/decision';
+import type { BreakerState } from '../policy/breaker';
 import type { BudgetGuard, BudgetLimits } from '../policy/budget';
 import type { SeqRun } from '../policy/seqRuns';
 import type { CallSpend, Price } from '../policy/spend';
@@ -92,12 +93,21 @@ export interface CompactionNotice {
   summarySeq?: number;
   /** Set when the compaction failed (it counts on the breaker); the reason in words. */
   failed?: string;
+  /** The breaker was open and this compaction was its one half-open retry (success closes it). */
+  halfOpenRetry?: boolean;
+  /** What this compaction did to the breaker: a failure opened it, or a success closed an open one. */
+  breaker?: 'opened' | 'closed';
 }
 
 export interface CompactionReport {
   /** Auto-compaction starts at this estimate. */
   trigger: number;
-  breaker: { consecutiveFailures: number; open: boolean };
+  breaker: BreakerState;
+  /**
+   * Set while the breaker is open: the operator's one line (`breaker OPEN since step 7: 3
+   * compactions failed (refusal, …); running on pruning and truncation; next retry at step 27`).
+   */
+  warning?: string;
   /** Successful compactions and truncations so far. */
   compactions: number;
   byStrategy: { prune: number; summary: number; truncate: number };

@@ -4,10 +4,13 @@
  * anchor and the calibration, and records an event per compaction. Workflow code: I/O goes through
  * activities; the rules are in `src/policy`.
  */
-import { ActivityFailure, log, patched } from '@temporalio/workflow';
-import type { CallModelResult, SummarizeInput, SummarizeResult, ViewRequest } from '../activities/types';
+import { ActivityFailure, ApplicationFailure, log, patched } from '@temporalio/workflow';
+import { ActivityFailureType, type CallModelResult, type SummarizeInput, type SummarizeResult, type ViewRequest } from '../activities/types';
 import {
+  allowsAutoCompaction,
   appendOriginals,
+  breakerWarning,
+  isHalfOpen,
   applyCompaction,
   applyTruncation,
   calibrate,
@@ -24,7 +27,7 @@ import {
   type AppliedCompaction,
   type BreakerState,
   type CompactDecision,
-  type CompactionRequest,
+  CompactionRequest,
   type CompactionResults,
   type Decision,
   type LedgerEntry,
@@ -43,6 +46,23 @@ export type CompactionActivities = Pick<SessionActivities, 'cutToolResults'> & {
 };
 
 const NOTICES_KEPT = 20;
+
+/**
+ * Marks histories written with the graceful rules (DESIGN §5): pruning and truncation to the target
+ * with the breaker open, the half-open breaker, projections with the summary header. Older histories
+ * replay with the old decisions, which issued other activities in another order.
+ */
+export const GRACEFUL_COMPACTION_PATCH = 'compaction-degrades-gracefully';
+
+/** How one compaction relates to the breaker. */
+interface BreakerRole {
+  /** The breaker is open and its cool-down is over: this is the one retry. */
+  halfOpen: boolean;
+  /** The breaker is open and this is model-free pruning only: it neither counts nor closes. */
+  bypass: boolean;
+  /** Record failures with step and reason, so the breaker can half-open. */
+  graceful: boolean;
+}
 
 /** Marks histories whose summary compactions store a session memory beside the summary (DESIGN §5). */
 const SESSION_MEMORY_PATCH = 'session-memory';
@@ -127,6 +147,7 @@ export class CompactionController {
     return {
       trigger: this.settings.triggerTokens,
       breaker: { ...this.breaker },
+      ...(breakerWarning(this.breaker) ? { warning: breakerWarning(this.breaker) } : {}),
       compactions: this.done.prune + this.done.summary + this.done.truncate,
       byStrategy: { ...this.done },
       noticesTotal: this.noticesTotal,
@@ -152,19 +173,28 @@ export class CompactionController {
     request: CompactionRequest,
     at: SessionPosition,
   ): Promise<{ ledger: LedgerEntry[]; notice?: CompactionNotice; decision: Decision }> {
+    const graceful = patched(GRACEFUL_COMPACTION_PATCH);
     const decision = decide({
       ledger,
       settings: this.settings,
       estimateInput: this.estimateInput(),
       breaker: this.breaker,
       request,
+      step: at.step,
+      graceful,
       cutToolCalls: patched(TOOL_CALL_VIEWS_PATCH),
     });
     if (decision.kind === 'none') return { ledger, decision };
     if (decision.kind === 'truncate') return { ...this.truncate(ledger, decision, at), decision };
+    const auto = request === CompactionRequest.auto;
+    const role: BreakerRole = {
+      halfOpen: graceful && auto && isHalfOpen(this.breaker, at.step),
+      bypass: graceful && auto && !allowsAutoCompaction(this.breaker, at.step),
+      graceful,
+    };
     this.running = true;
     try {
-      return { ...(await this.compact(ledger, decision, at)), decision };
+      return { ...(await this.compact(ledger, decision, at, role)), decision };
     } finally {
       this.running = false;
     }
@@ -178,7 +208,15 @@ export class CompactionController {
     at: SessionPosition,
   ): { ledger: LedgerEntry[]; notice?: CompactionNotice } {
     const decision = decideTruncation(
-      { ledger, settings: this.settings, estimateInput: this.estimateInput(), breaker: this.breaker, request },
+      {
+        ledger,
+        settings: this.settings,
+        estimateInput: this.estimateInput(),
+        breaker: this.breaker,
+        request,
+        step: at.step,
+        graceful: patched(GRACEFUL_COMPACTION_PATCH),
+      },
       why,
     );
     return decision.kind === 'truncate' ? this.truncate(ledger, decision, at) : { ledger };
@@ -194,7 +232,7 @@ export class CompactionController {
     return { ...entry, ...measure, kind: 'view', replaces: entry.replaces ?? entry.seq };
   }
 
-  private async compact(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition) {
+  private async compact(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, role: BreakerRole) {
     const bySeq = new Map(ledger.map((entry) => [entry.seq, entry]));
     const cuts = decision.strategy === 'summary' ? decision.tailCuts : [...decision.prune, ...decision.tailCuts];
     let applied: AppliedCompaction;
@@ -229,22 +267,32 @@ export class CompactionController {
       applied = applyCompaction(ledger, decision, results);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
-      return this.failed(ledger, decision, at, `${error.activityType} failed: ${error.cause?.message ?? error.message}`);
+      const why = `${error.activityType} failed: ${error.cause?.message ?? error.message}`;
+      return this.failed(ledger, decision, at, why, failureReason(error), role);
     }
     const verdict = verifyCompaction(decision, applied);
-    if (!verdict.ok) return this.failed(verdict.adopt ? applied.ledger : ledger, decision, at, verdict.message);
-    this.breaker = recordSuccess(this.breaker);
+    if (!verdict.ok) return this.failed(verdict.adopt ? applied.ledger : ledger, decision, at, verdict.message, verdict.code, role);
+    const wasOpen = this.breaker.open;
+    if (closesBreaker(decision, role)) this.breaker = recordSuccess(this.breaker);
     // The anchor described a context that no longer exists.
     this.anchor = undefined;
-    return { ledger: applied.ledger, notice: this.remember(applied, at) };
+    const marks = {
+      ...(role.halfOpen ? { halfOpenRetry: true } : {}),
+      ...(wasOpen && !this.breaker.open ? { breaker: 'closed' as const } : {}),
+    };
+    return { ledger: applied.ledger, notice: this.remember(applied, at, marks) };
   }
 
   /**
    * A failed compaction counts on the breaker. When the request would now be too big anyway,
    * the oldest whole steps are dropped so no known-oversize request is ever sent.
    */
-  private failed(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, why: string) {
-    this.breaker = recordFailure(this.breaker, this.settings.breakerThreshold);
+  private failed(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, why: string, reason: string, role: BreakerRole) {
+    const wasOpen = this.breaker.open;
+    if (!role.bypass) {
+      const failure = { step: at.step, coolDownSteps: this.settings.breakerCoolDownSteps, reason };
+      this.breaker = recordFailure(this.breaker, this.settings.breakerThreshold, role.graceful ? failure : undefined);
+    }
     log.warn('compaction failed', { sessionId: this.sessionId, why, breaker: this.breaker });
     const notice: CompactionNotice = {
       ...this.position(at),
@@ -255,6 +303,8 @@ export class CompactionController {
       coveredSeqs: [],
       truncatedSeqs: [],
       failed: why,
+      ...(role.halfOpen ? { halfOpenRetry: true } : {}),
+      ...(!wasOpen && this.breaker.open ? { breaker: 'opened' as const } : {}),
     };
     this.pushNotice(notice);
     // The truncation, if any, has a notice of its own; the caller is told about the failure.
@@ -267,7 +317,7 @@ export class CompactionController {
     return { ledger: applied.ledger, notice: this.remember(applied, at) };
   }
 
-  private remember(applied: AppliedCompaction, at: SessionPosition): CompactionNotice {
+  private remember(applied: AppliedCompaction, at: SessionPosition, marks: Partial<CompactionNotice> = {}): CompactionNotice {
     const { event } = applied;
     const notice: CompactionNotice = {
       ...this.position(at),
@@ -279,6 +329,7 @@ export class CompactionController {
       truncatedSeqs: event.truncatedSeqs,
       ...(event.replaced.length > 0 ? { replaced: event.replaced.length } : {}),
       ...(event.summary ? { summarySeq: event.summary.seq } : {}),
+      ...marks,
     };
     this.done[notice.strategy] += 1;
     this.pushNotice(notice);
@@ -315,3 +366,26 @@ export class CompactionController {
   }
 }
 
+
+/** A short reason for the breaker's warning: the rejection kind of a summary, else the failure type. */
+function failureReason(error: ActivityFailure): string {
+  const cause = error.cause;
+  if (!(cause instanceof ApplicationFailure)) return 'failed';
+  if (cause.type === ActivityFailureType.summaryRejected) {
+    const details: unknown = cause.details?.[0];
+    const reason = typeof details === 'object' && details !== null ? (details as { reason?: unknown }).reason : undefined;
+    return typeof reason === 'string' ? reason : 'rejected';
+  }
+  return cause.type === ActivityFailureType.modelUnavailable ? 'summarizer unavailable' : (cause.type ?? 'failed');
+}
+
+/**
+ * Whether a successful compaction resets the breaker. The breaker guards the summarizer, so with the
+ * graceful rules an automatic prune (which calls no model) says nothing about it and leaves the
+ * count alone; a summary, or any manual or reactive compaction, closes it.
+ */
+function closesBreaker(decision: CompactDecision, role: BreakerRole): boolean {
+  if (role.bypass) return false;
+  if (!role.graceful) return true;
+  return decision.strategy === 'summary' || decision.reason !== CompactionRequest.auto;
+}

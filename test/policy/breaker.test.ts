@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
   allowsAutoCompaction,
+  breakerWarning,
   BreakerStateSchema,
+  isHalfOpen,
   CLOSED_BREAKER,
   recordFailure,
   recordSuccess,
@@ -11,6 +13,7 @@ import {
 } from '../../src/policy/breaker';
 
 type Event = 'fail' | 'ok';
+const RECENT = 3;
 
 function run(events: Event[], threshold = 3): BreakerState {
   let state: BreakerState = CLOSED_BREAKER;
@@ -47,5 +50,54 @@ describe('breaker', () => {
     recordFailure(before, 3);
     recordSuccess(before);
     assert.deepEqual(before, { consecutiveFailures: 2, open: false });
+  });
+
+  describe('half-open', () => {
+    const failAt = (state: BreakerState, step: number, reason = 'refusal') =>
+      recordFailure(state, 3, { step, coolDownSteps: 20, reason });
+
+    test('opens at the third failure with a retry one cool-down later; the steps before it stay closed to auto', () => {
+      const opened = failAt(failAt(failAt(CLOSED_BREAKER, 3), 5), 7, 'not_shorter');
+      assert.deepEqual(opened, {
+        consecutiveFailures: 3,
+        open: true,
+        openedAtStep: 7,
+        coolDownSteps: 20,
+        retryAtStep: 27,
+        recentFailures: ['refusal', 'refusal', 'not_shorter'],
+      });
+      assert.equal(allowsAutoCompaction(opened, 26), false);
+      assert.equal(isHalfOpen(opened, 26), false);
+      assert.equal(allowsAutoCompaction(opened, 27), true);
+      assert.equal(isHalfOpen(opened, 27), true);
+      assert.equal(allowsAutoCompaction(opened), false, 'without a step it never half-opens');
+    });
+
+    test('a failed retry doubles the cool-down, again and again; a success closes it', () => {
+      let state = failAt(failAt(failAt(CLOSED_BREAKER, 1), 2), 3);
+      state = failAt(state, 23, 'summarizer unavailable');
+      assert.deepEqual([state.coolDownSteps, state.retryAtStep, state.openedAtStep], [40, 63, 3]);
+      state = failAt(state, 63);
+      assert.deepEqual([state.coolDownSteps, state.retryAtStep], [80, 143]);
+      assert.deepEqual(state.recentFailures, ['refusal', 'summarizer unavailable', 'refusal'], `the newest ${RECENT}`);
+      assert.deepEqual(recordSuccess(state), CLOSED_BREAKER);
+    });
+
+    test('the warning says since when, how many, why, and when it tries again; none while closed', () => {
+      const state = failAt(failAt(failAt(CLOSED_BREAKER, 3), 5), 7, 'not_shorter');
+      assert.equal(
+        breakerWarning(state),
+        'breaker OPEN since step 7: 3 compactions failed (refusal, refusal, not_shorter); running on pruning and truncation; next retry at step 27',
+      );
+      assert.equal(breakerWarning(failAt(CLOSED_BREAKER, 1)), undefined);
+      assert.equal(breakerWarning(CLOSED_BREAKER), undefined);
+    });
+
+    test('a state carried from before the half-open breaker still validates and stays open', () => {
+      const old = BreakerStateSchema.parse({ consecutiveFailures: 3, open: true });
+      assert.equal(allowsAutoCompaction(old, 1000), false);
+      const failed = failAt(old, 50);
+      assert.deepEqual([failed.coolDownSteps, failed.retryAtStep], [40, 90]);
+    });
   });
 });

@@ -331,3 +331,52 @@ describe('decisions are plain, deterministic values', () => {
     assert.equal(JSON.stringify(ledger), frozen);
   });
 });
+
+describe('decide: graceful degradation (breaker open, half-open, truncation to the target)', () => {
+  const OPEN_UNTIL_30: BreakerState = { consecutiveFailures: 3, open: true, openedAtStep: 10, coolDownSteps: 20, retryAtStep: 30 };
+  const graceful = (ledger: LedgerEntry[], step: number, request: CompactionRequest = 'auto', breaker = OPEN_UNTIL_30): DecideInput => ({
+    ...input(ledger, S32, request, { breaker }),
+    step,
+    graceful: true,
+  });
+  // Over the 32K trigger (16 384) but under the hard limit; results too short to prune.
+  const unprunable = (): LedgerEntry[] => LedgerBuilder.session().steps(12, [{ tokens: 1500, chars: 6000 }], 100).build();
+  // The same sizes, but every result is long enough to be cut to a view.
+  const prunable = (): LedgerEntry[] => LedgerBuilder.session().steps(12, [{ tokens: 1500, chars: 40_000 }], 100).build();
+
+  test('breaker open at the trigger: model-free pruning still runs', () => {
+    const decision = expectKind(decide(graceful(prunable(), 12)), 'compact');
+    assert.equal(decision.strategy, 'prune');
+    assert.ok(decision.expectedAfter < S32.triggerTokens, `${decision.expectedAfter}`);
+  });
+
+  test('breaker open at the trigger with nothing to prune: truncates to the target, not to the hard limit', () => {
+    const decision = expectKind(decide(graceful(unprunable(), 12)), 'truncate');
+    assert.equal(decision.why, 'breaker_open');
+    assert.equal(decision.goal, S32.targetTokens);
+    assert.ok(decision.expectedAfter <= S32.targetTokens);
+    // The old rules waited for the hard limit and then only got under it.
+    assert.equal(decide(input(unprunable(), S32, 'auto', { breaker: OPEN_UNTIL_30 })).kind, 'none');
+  });
+
+  test('after the cool-down the breaker half-opens: one summary is planned again', () => {
+    assert.equal(expectKind(decide(graceful(unprunable(), 29)), 'truncate').why, 'breaker_open');
+    const retry = expectKind(decide(graceful(unprunable(), 30)), 'compact');
+    assert.equal(retry.strategy, 'summary');
+  });
+
+  test('a failed compaction truncates to the target once at the trigger, and not below it', () => {
+    const truncated = expectKind(decideTruncation(graceful(unprunable(), 12), 'cannot_compact'), 'truncate');
+    assert.equal(truncated.goal, S32.targetTokens);
+    const small = LedgerBuilder.session().steps(4, [{ tokens: 1500, chars: 6000 }], 100).build();
+    assert.equal(expectKind(decideTruncation(graceful(small, 12), 'cannot_compact'), 'none').reason, 'within_limit');
+  });
+
+  test('the summary projection counts its header; pruning replaces a summary only when it reaches the target', () => {
+    const closed = graceful(unprunable(), 12, 'auto', CLOSED_BREAKER);
+    const before = expectKind(decide({ ...closed, graceful: false }), 'compact');
+    const after = expectKind(decide(closed), 'compact');
+    assert.equal(after.strategy, 'summary');
+    assert.ok(after.expectedAfter > before.expectedAfter, `${after.expectedAfter} vs ${before.expectedAfter}`);
+  });
+});

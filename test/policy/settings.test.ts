@@ -36,6 +36,7 @@ describe('settings defaults', () => {
         targetShareOfTrigger: 0.75,
         oversizeShareOfWindow: 0.25,
         breakerThreshold: 3,
+        breakerCoolDownSteps: 20,
         perMessageOverheadTokens: 4,
         minRoomTokens: 1024,
       },
