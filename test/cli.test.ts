@@ -92,6 +92,29 @@ describe('command lines', () => {
     assert.match(badFlag.stderr, /bogus/);
   });
 
+  it('validates arguments and the whole session input before connecting: exit 2 naming the field, with no server', async () => {
+    // Nothing listens on port 1: a command that connected first would exit 4 instead.
+    const noServer = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const cases: Array<{ args: string[]; field: RegExp }> = [
+      { args: ['start', 'x', '--context-window', '5'], field: /contextWindow: Too small: expected number to be >=1024/ },
+      { args: ['start', 'x', '--model', 'foo'], field: /contextWindow: model 'foo' has no known context window/ },
+      { args: ['start', 'x', '--compaction', '{"bogus":1}'], field: /compaction: Unrecognized key: "bogus"/ },
+      { args: ['start', 'x', '--model', 'my-llm', '--context-window', '32768', '--max-cost-usd', '1'], field: /prices: maxCostUsd needs a price for model 'my-llm'/ },
+      { args: ['start', 'x', '--max-repeated-tool-calls', '1'], field: /maxRepeatedToolCalls: Too small/ },
+      { args: ['approve', 'some-session', '--max-repeated-tool-calls', '1'], field: /maxRepeatedToolCalls: Too small/ },
+      { args: ['demo', '--context-window', '5'], field: /contextWindow: Too small/ },
+    ];
+    for (const { args, field } of cases) {
+      const started = Date.now();
+      const answer = await finished(spawnNode(entryPoint('cli/main'), args, noServer));
+      const tookMs = Date.now() - started;
+      assert.equal(answer.code, 2, `${args.join(' ')}: ${answer.stderr}`);
+      assert.match(answer.stderr, field, args.join(' '));
+      assert.doesNotMatch(answer.stderr, /cannot reach the Temporal server/);
+      console.log(`agentd ${args.join(' ')}: exit 2 in ${tookMs} ms`);
+    }
+  });
+
   it('exits 3 for a session that does not exist and 4 when the server is unreachable', async () => {
     const missing = await agentd('status', 'no-such-session');
     assert.equal(missing.code, 3, missing.stderr);
