@@ -77,6 +77,48 @@ describe('command lines', () => {
     });
   });
 
+  it('a stock-CLI start of a known model without a window gets the same window and price as agentd start', async () => {
+    const cli = findTemporalCli();
+    assert.ok(cli, 'the temporal CLI is installed');
+    // The simulator answers as the one model it is told to be, like an account with one model.
+    for (const model of ['agentd-sim', 'gpt-4o-mini']) {
+      await stack.withWorker({ model }, async () => {
+        const stockId = `stock-start-${model}`;
+        const task = `same contract [sim steps=2]`;
+        await run(cli, [
+          'workflow', 'start', '--type', 'agentSession', '--task-queue', 'agentd', '--workflow-id', stockId,
+          '--input', JSON.stringify({ task, model }), '--address', stack.temporal.address,
+        ]);
+        const started = await agentd('start', task, '--model', model, '--follow', '--json', '--id', `agentd-start-${model}`);
+        assert.equal(started.code, 0, started.stderr);
+        const viaAgentd = (JSON.parse(started.stdout) as SessionResult).finalState;
+        const viaStock = (await stack.sessions.result(stockId)).finalState;
+        assert.ok(viaAgentd && viaStock);
+        assert.equal(viaStock.status, 'completed');
+        assert.equal(viaStock.context.window, viaAgentd.context.window, model);
+        assert.deepEqual(viaStock.spend.price, viaAgentd.spend.price, model);
+        if (model === 'agentd-sim') {
+          assert.equal(viaStock.context.window, 128_000);
+          assert.ok(viaStock.spend.price && viaStock.spend.costUsd > 0, 'the simulator\'s nominal price is billed');
+        } else {
+          assert.equal(viaStock.context.window, 128_000);
+        }
+      });
+    }
+    await stack.withWorker({}, async () => {
+      // An unknown model without a window fails at once, naming the field, and is not retried.
+      const unknownId = 'stock-start-unknown';
+      await run(cli, [
+        'workflow', 'start', '--type', 'agentSession', '--task-queue', 'agentd', '--workflow-id', unknownId,
+        '--input', JSON.stringify({ task: 'x', model: 'my-llm' }), '--address', stack.temporal.address,
+      ]);
+      await assert.rejects(stack.sessions.result(unknownId), (error: Error) => {
+        assert.match(String((error.cause as Error | undefined)?.message), /contextWindow: model 'my-llm' has no known context window/);
+        return true;
+      });
+    });
+  });
+
   it('names bad input and exits 2 without starting anything', async () => {
     const empty = await agentd('start', '');
     assert.equal(empty.code, 2);
