@@ -61,6 +61,21 @@ describe('command lines', () => {
     assert.ok(final.context.messages > 0);
   });
 
+  it('--follow prints every step up to the last, the finish call, and the final status after them', async () => {
+    await stack.withWorker({}, async () => {
+      const followed = await agentd('start', 'follow me to the end [sim steps=6]', '--follow', '--id', 'cli-follow-1');
+      assert.equal(followed.code, 0, followed.stderr);
+      const lines = followed.stderr.split('\n');
+      const stepLines = lines.filter((line) => /\] step +\d+ /.test(line));
+      // Six scripted steps, then step 7 calls finish: each printed once, in order.
+      assert.deepEqual(stepLines.map((line) => Number(/step +(\d+)/.exec(line)?.[1])), [1, 2, 3, 4, 5, 6, 7], followed.stderr);
+      assert.match(stepLines.at(-1) ?? '', /step +7 {2}finish/);
+      const completedAt = lines.findIndex((line) => line.endsWith('] completed'));
+      assert.ok(completedAt > lines.indexOf(stepLines.at(-1) ?? ''), `completed comes after the last step:\n${followed.stderr}`);
+      assert.match(followed.stdout, /session cli-follow-1 finished after 1 turn\(s\), 7 steps/);
+    });
+  });
+
   it('answers the stock temporal CLI: query state', async () => {
     await stack.withWorker({}, async () => {
       const handle = await stack.sessions.start({ task: 'stock cli [sim steps=2]', model: 'agentd-sim' });
@@ -139,6 +154,9 @@ describe('command lines', () => {
     const noServer = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
     const cases: Array<{ args: string[]; field: RegExp }> = [
       { args: ['start', 'x', '--context-window', '5'], field: /contextWindow: Too small: expected number to be >=1024/ },
+      // No reserve fits a 5-token window: the hint says so instead of proposing "at most 2".
+      { args: ['start', 'x', '--context-window', '5'], field: /no reserveTokens fits a window this small .*declare a contextWindow of at least 2048/ },
+      { args: ['start', 'x', '--context-window', '4096'], field: /lower reserveTokens to between 1024 \(minRoomTokens\) and 2048/ },
       { args: ['start', 'x', '--model', 'foo'], field: /contextWindow: model 'foo' has no known context window/ },
       { args: ['start', 'x', '--compaction', '{"bogus":1}'], field: /compaction: Unrecognized key: "bogus"/ },
       { args: ['start', 'x', '--model', 'my-llm', '--context-window', '32768', '--max-cost-usd', '1'], field: /prices: maxCostUsd needs a price for model 'my-llm'/ },

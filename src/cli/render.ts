@@ -33,6 +33,8 @@ export function renderState(state: SessionState): string {
     for (const call of state.lastToolCalls) lines.push(`  ${renderToolCall(call)}`);
   }
   for (const notice of state.compaction.notices.slice(-5)) lines.push(`  ${renderNotice(notice)}`);
+  const manual = state.compaction.lastManual;
+  if (manual && !manual.compacted) lines.push(`manual    compaction asked at step ${manual.step}: nothing compacted (${manual.reason ?? 'no reason given'})`);
   for (const warning of state.warnings) lines.push(`warning   ${warning}`);
   if (state.answer) lines.push(`answer    ${state.answer}`);
   return lines.join('\n');

@@ -107,6 +107,13 @@ export interface CompactionReport {
   noticesTotal: number;
   /** The newest notices, oldest first. */
   notices: CompactionNotice[];
+  /** The newest manual compaction (signal `compact` or update `compactNow`), also when it found nothing to do. */
+  lastManual?: ManualCompactionReport;
+}
+
+/** What the newest manual compaction did, at which step. */
+export interface ManualCompactionReport extends CompactNowResult {
+  step: number;
 }
 
 /** What `compactNow` answers: the notice of the compaction, or why there was none. */
