@@ -48,7 +48,7 @@ export default tseslint.config(
             { group: nodeBuiltins, message: 'Workflow code runs in the deterministic sandbox: I/O belongs in activities.' },
             { group: ['openai', 'gpt-tokenizer', 'better-sqlite3', '@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'Not in workflow code.' },
             {
-              group: ['../store/*', '../tools/*', '../model/tokens', '../model/client', '../model/knownModels', '../activities/!(types)'],
+              group: ['../store/*', '../tools/*', '../model/tokens', '../model/client', '../activities/!(types)'],
               message: 'Workflow code imports only types from I/O modules (import type).',
               allowTypeImports: true,
             },

@@ -20,6 +20,7 @@ import { describeStore } from './store/storeSetting';
 import type { TranscriptStore } from './store/transcriptStore';
 import { builtinTools, ToolRegistry } from './tools/registry';
 import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
+import { describeOptionalParts, optionalParts } from './optionalParts';
 import { loadUserTools } from './tools/userTools';
 import { drainOnSignals, requestShutdown } from './workerShutdown';
 
@@ -177,6 +178,7 @@ export async function startWorkerFromConfig(
       `${describeEncryption(config.encryption)}; store ${describeStore(config.store)}; workspaces ${config.workspaceRoot}`,
   );
   log(describeSandbox(commandSandbox));
+  log(describeOptionalParts(optionalParts(config, commandSandbox)));
   if (userTools.length > 0) log(`user tools from ${config.toolsModule}: ${userTools.map((tool) => tool.name).join(', ')}`);
   if (mcp) log(`MCP servers: ${mcpServers.map((server) => `${server.name} (${server.transport})`).join(', ')}`);
   const openConnection = connection;

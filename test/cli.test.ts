@@ -3,6 +3,10 @@ import { execFile } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_COMMAND_LIMITS, SandboxKind, detectCommandSandbox } from '../src/tools/sandbox';
 import { findTemporalCli } from '../src/devServer/temporalCli';
 import type { SessionResult, SessionState } from '../src/session/state';
 import { entryPoint, finished, spawnNode } from './helpers/processes';
@@ -57,6 +61,21 @@ describe('command lines', () => {
     assert.ok(final.context.messages > 0);
   });
 
+  it('--follow prints every step up to the last, the finish call, and the final status after them', async () => {
+    await stack.withWorker({}, async () => {
+      const followed = await agentd('start', 'follow me to the end [sim steps=6]', '--follow', '--id', 'cli-follow-1');
+      assert.equal(followed.code, 0, followed.stderr);
+      const lines = followed.stderr.split('\n');
+      const stepLines = lines.filter((line) => /\] step +\d+ /.test(line));
+      // Six scripted steps, then step 7 calls finish: each printed once, in order.
+      assert.deepEqual(stepLines.map((line) => Number(/step +(\d+)/.exec(line)?.[1])), [1, 2, 3, 4, 5, 6, 7], followed.stderr);
+      assert.match(stepLines.at(-1) ?? '', /step +7 {2}finish/);
+      const completedAt = lines.findIndex((line) => line.endsWith('] completed'));
+      assert.ok(completedAt > lines.indexOf(stepLines.at(-1) ?? ''), `completed comes after the last step:\n${followed.stderr}`);
+      assert.match(followed.stdout, /session cli-follow-1 finished after 1 turn\(s\), 7 steps/);
+    });
+  });
+
   it('answers the stock temporal CLI: query state', async () => {
     await stack.withWorker({}, async () => {
       const handle = await stack.sessions.start({ task: 'stock cli [sim steps=2]', model: 'agentd-sim' });
@@ -73,6 +92,48 @@ describe('command lines', () => {
     });
   });
 
+  it('a stock-CLI start of a known model without a window gets the same window and price as agentd start', async () => {
+    const cli = findTemporalCli();
+    assert.ok(cli, 'the temporal CLI is installed');
+    // The simulator answers as the one model it is told to be, like an account with one model.
+    for (const model of ['agentd-sim', 'gpt-4o-mini']) {
+      await stack.withWorker({ model }, async () => {
+        const stockId = `stock-start-${model}`;
+        const task = `same contract [sim steps=2]`;
+        await run(cli, [
+          'workflow', 'start', '--type', 'agentSession', '--task-queue', 'agentd', '--workflow-id', stockId,
+          '--input', JSON.stringify({ task, model }), '--address', stack.temporal.address,
+        ]);
+        const started = await agentd('start', task, '--model', model, '--follow', '--json', '--id', `agentd-start-${model}`);
+        assert.equal(started.code, 0, started.stderr);
+        const viaAgentd = (JSON.parse(started.stdout) as SessionResult).finalState;
+        const viaStock = (await stack.sessions.result(stockId)).finalState;
+        assert.ok(viaAgentd && viaStock);
+        assert.equal(viaStock.status, 'completed');
+        assert.equal(viaStock.context.window, viaAgentd.context.window, model);
+        assert.deepEqual(viaStock.spend.price, viaAgentd.spend.price, model);
+        if (model === 'agentd-sim') {
+          assert.equal(viaStock.context.window, 128_000);
+          assert.ok(viaStock.spend.price && viaStock.spend.costUsd > 0, 'the simulator\'s nominal price is billed');
+        } else {
+          assert.equal(viaStock.context.window, 128_000);
+        }
+      });
+    }
+    await stack.withWorker({}, async () => {
+      // An unknown model without a window fails at once, naming the field, and is not retried.
+      const unknownId = 'stock-start-unknown';
+      await run(cli, [
+        'workflow', 'start', '--type', 'agentSession', '--task-queue', 'agentd', '--workflow-id', unknownId,
+        '--input', JSON.stringify({ task: 'x', model: 'my-llm' }), '--address', stack.temporal.address,
+      ]);
+      await assert.rejects(stack.sessions.result(unknownId), (error: Error) => {
+        assert.match(String((error.cause as Error | undefined)?.message), /contextWindow: model 'my-llm' has no known context window/);
+        return true;
+      });
+    });
+  });
+
   it('names bad input and exits 2 without starting anything', async () => {
     const empty = await agentd('start', '');
     assert.equal(empty.code, 2);
@@ -86,6 +147,32 @@ describe('command lines', () => {
     const badFlag = await agentd('status', 'x', '--bogus');
     assert.equal(badFlag.code, 2);
     assert.match(badFlag.stderr, /bogus/);
+  });
+
+  it('validates arguments and the whole session input before connecting: exit 2 naming the field, with no server', async () => {
+    // Nothing listens on port 1: a command that connected first would exit 4 instead.
+    const noServer = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const cases: Array<{ args: string[]; field: RegExp }> = [
+      { args: ['start', 'x', '--context-window', '5'], field: /contextWindow: Too small: expected number to be >=1024/ },
+      // No reserve fits a 5-token window: the hint says so instead of proposing "at most 2".
+      { args: ['start', 'x', '--context-window', '5'], field: /no reserveTokens fits a window this small .*declare a contextWindow of at least 2048/ },
+      { args: ['start', 'x', '--context-window', '4096'], field: /lower reserveTokens to between 1024 \(minRoomTokens\) and 2048/ },
+      { args: ['start', 'x', '--model', 'foo'], field: /contextWindow: model 'foo' has no known context window/ },
+      { args: ['start', 'x', '--compaction', '{"bogus":1}'], field: /compaction: Unrecognized key: "bogus"/ },
+      { args: ['start', 'x', '--model', 'my-llm', '--context-window', '32768', '--max-cost-usd', '1'], field: /prices: maxCostUsd needs a price for model 'my-llm'/ },
+      { args: ['start', 'x', '--max-repeated-tool-calls', '1'], field: /maxRepeatedToolCalls: Too small/ },
+      { args: ['approve', 'some-session', '--max-repeated-tool-calls', '1'], field: /maxRepeatedToolCalls: Too small/ },
+      { args: ['demo', '--context-window', '5'], field: /contextWindow: Too small/ },
+    ];
+    for (const { args, field } of cases) {
+      const started = Date.now();
+      const answer = await finished(spawnNode(entryPoint('cli/main'), args, noServer));
+      const tookMs = Date.now() - started;
+      assert.equal(answer.code, 2, `${args.join(' ')}: ${answer.stderr}`);
+      assert.match(answer.stderr, field, args.join(' '));
+      assert.doesNotMatch(answer.stderr, /cannot reach the Temporal server/);
+      console.log(`agentd ${args.join(' ')}: exit 2 in ${tookMs} ms`);
+    }
   });
 
   it('exits 3 for a session that does not exist and 4 when the server is unreachable', async () => {
@@ -114,6 +201,30 @@ describe('command lines', () => {
       assert.match(status.stderr, /session cli-no-worker did not answer its state query: no worker took it in time .*agentd worker/);
     } finally {
       await handle.terminate('test over');
+    }
+  });
+
+  it('agentd setup says in one line which optional parts are present and how to add the missing ones', async () => {
+    const emptyBin = mkdtempSync(join(tmpdir(), 'agentd-setup-path-'));
+    try {
+      // node runs by its absolute path; the empty PATH hides bwrap (and psql, unless Debian's folder has it).
+      const bare = await finished(spawnNode(entryPoint('cli/main'), ['setup'], { PATH: emptyBin }));
+      assert.equal(bare.code, 0, bare.stderr);
+      const line = bare.stdout.split('\n').find((text) => text.startsWith('optional parts: ')) ?? '';
+      assert.match(line, /bubblewrap missing \(run_command is refused until it is there: apt-get install bubblewrap, or set AGENTD_UNSANDBOXED_COMMANDS=1\)/);
+      assert.match(line, /PostgreSQL client (present \(\/usr\/lib\/postgresql\/|missing \(apt-get install postgresql-client)/);
+      assert.match(line, /model endpoint missing \(the built-in simulator answers; set OPENAI_BASE_URL/);
+
+      const withEndpoint = await finished(
+        spawnNode(entryPoint('cli/main'), ['setup'], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', AGENTD_MODEL: 'gpt-4o-mini' }),
+      );
+      assert.equal(withEndpoint.code, 0, withEndpoint.stderr);
+      assert.match(withEndpoint.stdout, /model endpoint present \(http:\/\/127\.0\.0\.1:9\/v1\)/);
+      const sandbox = detectCommandSandbox({ unsandboxedCommands: false, limits: DEFAULT_COMMAND_LIMITS, searchPath: process.env.PATH ?? '' });
+      const bubblewrap = sandbox.kind === SandboxKind.bubblewrap ? 'present (run_command is sandboxed)' : 'missing';
+      assert.ok(withEndpoint.stdout.includes(`optional parts: bubblewrap ${bubblewrap}`), withEndpoint.stdout);
+    } finally {
+      rmSync(emptyBin, { recursive: true, force: true });
     }
   });
 

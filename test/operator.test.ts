@@ -153,7 +153,24 @@ describe('operator view', () => {
       const cancel = await agentd('cancel', cancelled.workflowId);
       assert.equal(cancel.code, 0, cancel.stderr);
       await assert.rejects(stack.sessions.result(cancelled.workflowId), /cancel/i);
-      assert.equal((await stack.sessions.state(cancelled.workflowId)).status, 'cancelled');
+      const afterCancel = await stack.sessions.state(cancelled.workflowId);
+      assert.equal(afterCancel.status, 'cancelled');
+      assert.equal(afterCancel.paused, undefined, 'a cancelled session waits for no approval');
+      const status = await agentd('status', cancelled.workflowId);
+      assert.doesNotMatch(status.stdout, /agentd approve/);
+      // An approval of a session that is not paused is refused for good, not as a retryable error.
+      const waiting = await stack.sessions.start({ task: 'wait for me [sim steps=1]', model: 'agentd-sim', awaitMessagesSeconds: 120 });
+      await eventually(async () => {
+        const state = await stack.sessions.state(waiting.workflowId);
+        return state.status === 'waiting_for_message' ? state : undefined;
+      }, 'waiting_for_message');
+      await assert.rejects(stack.sessions.approve(waiting.workflowId, { maxSteps: 10 }), (error: Error) => {
+        const cause = error.cause as { nonRetryable?: boolean; type?: string } | undefined;
+        assert.equal(cause?.nonRetryable, true, String(error));
+        assert.equal(cause?.type, 'UpdateRefused');
+        return true;
+      });
+      await waiting.terminate('test over');
 
       // A terminated workflow keeps answering its last state; watch notices and exits 1.
       const terminated = await stack.sessions.start({ task: 'terminate me [sim steps=5]', model: 'agentd-sim', maxSteps: 1 });

@@ -4,7 +4,10 @@ import { describe, test } from 'node:test';
 import * as openaiModels from 'gpt-tokenizer/models.gen';
 import { resolveSessionInput } from '../src/client/sessionClient';
 import { readConfig } from '../src/config';
+import { knownContextWindow } from '../src/model/knownModels';
+import { MODEL_TABLE } from '../src/model/modelTable.gen';
 import { knownPrice, SIMULATOR_PRICE, tokenizerPrice } from '../src/model/prices';
+import { resolveRawSessionInput } from '../src/session/resolve';
 
 /** A model gpt-tokenizer has main-API prices for, found in its table rather than named here. */
 function pricedModel(): { name: string; input: number; output: number } {
@@ -14,6 +17,31 @@ function pricedModel(): { name: string; input: number; output: number } {
   }
   throw new Error('gpt-tokenizer lists no priced model');
 }
+
+describe('the model table', () => {
+  test('is gpt-tokenizer\'s windows and prices, entry for entry (regenerate: node scripts/gen-model-table.mjs)', () => {
+    const specs = openaiModels as Record<string, { context_window?: number } | undefined>;
+    let windows = 0;
+    for (const [name, spec] of Object.entries(specs)) {
+      assert.equal(knownContextWindow(name), spec?.context_window, name);
+      if (spec?.context_window !== undefined) windows += 1;
+    }
+    assert.ok(windows > 50, `${windows} models with a window`);
+    for (const name of Object.keys(MODEL_TABLE)) assert.ok(name in specs, `${name} is not in gpt-tokenizer's table`);
+    const model = pricedModel();
+    assert.deepEqual(tokenizerPrice(model.name), { inputPerMillion: model.input, outputPerMillion: model.output });
+    assert.equal(knownContextWindow('toString'), undefined, 'only own entries count');
+  });
+
+  test('the workflow\'s resolution of raw input fills a known model\'s window and price, and names an unknown one', () => {
+    const input = resolveRawSessionInput({ task: 't', model: 'agentd-sim' });
+    assert.equal(input.contextWindow, 128_000);
+    assert.deepEqual(input.prices, SIMULATOR_PRICE);
+    assert.deepEqual(input, resolveSessionInput({ task: 't', model: 'agentd-sim' }), 'the same as the client resolves');
+    assert.throws(() => resolveRawSessionInput({ task: 't', model: 'my-llm' }), /contextWindow: model 'my-llm' has no known context window/);
+    assert.throws(() => resolveRawSessionInput('not an object'), /invalid session input/);
+  });
+});
 
 describe('prices', () => {
   test('gpt-tokenizer prices a model it knows; an unknown model has none', () => {

@@ -11,11 +11,12 @@ import { detectSandboxFromEnv } from '../tools/sandboxFromEnv';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
-import { ANSWER_PREVIEW_CHARS, type RunToolInput, type RunToolResult } from './types';
+import { ANSWER_PREVIEW_CHARS, ERROR_LINE_CHARS, type RunToolInput, type RunToolResult } from './types';
 
 interface ToolMeta {
   toolName: string;
   isError: boolean;
+  error?: string;
   finished?: { answer: string };
 }
 
@@ -89,9 +90,21 @@ export function createRunTool(deps: ActivityDeps) {
     } else {
       output = await execute(tools, input, call, meta);
     }
-    const saved = await store.put(input.sessionId, input.seq, { role: 'tool', tool_call_id: call.id, content: output }, { ...meta });
+    const error = meta.isError ? errorLine(output) : undefined;
+    const saved = await store.put(
+      input.sessionId,
+      input.seq,
+      { role: 'tool', tool_call_id: call.id, content: output },
+      { ...meta, ...(error ? { error } : {}) },
+    );
     return resultOf(saved, false);
   };
+}
+
+/** `bwrap … not found; run_command is refused …` out of `error: bwrap … not found; …\n…`. */
+function errorLine(output: string): string {
+  const first = (output.split('\n', 1)[0] ?? '').replace(/^error:\s*/, '');
+  return capText(first, ERROR_LINE_CHARS);
 }
 
 async function declaredCall(input: RunToolInput, assistant: StoredMessage | undefined) {
@@ -113,6 +126,7 @@ function resultOf(stored: StoredMessage, replayed: boolean): RunToolResult {
     measure: measureOf(stored),
     toolName: meta.toolName ?? 'unknown',
     isError: meta.isError ?? false,
+    ...(meta.error ? { error: meta.error } : {}),
     ...(meta.finished ? { finished: { answer: capText(meta.finished.answer, ANSWER_PREVIEW_CHARS) } } : {}),
     replayed,
   };

@@ -61,6 +61,8 @@ export interface RunToolResult {
   measure: MessageMeasure;
   toolName: string;
   isError: boolean;
+  /** An error result's first line, capped to `ERROR_LINE_CHARS`; rows stored before it existed have none. */
+  error?: string;
   /** Set when the agent called `finish`; the answer is capped to `ANSWER_PREVIEW_CHARS`. */
   finished?: { answer: string };
   replayed: boolean;
@@ -80,6 +82,8 @@ export interface WorkspaceClaim {
 
 /** Longest answer text carried in workflow history; the whole text stays in the store. */
 export const ANSWER_PREVIEW_CHARS = 4000;
+/** Enough of an error result for one terminal line; the whole text is in the store. */
+export const ERROR_LINE_CHARS = 240;
 
 /** Failure types the activities raise as non-retryable `ApplicationFailure`s. */
 export const ActivityFailureType = {

@@ -1,4 +1,7 @@
-/** Prints a session's progress as it runs, by polling the `state` query, until its result arrives. */
+/**
+ * Prints a session's progress as it runs, by polling the `state` query, until its result arrives;
+ * then prints what the polls missed from the final state, and the final status last.
+ */
 import type { SessionClient } from '../client/sessionClient';
 import type { SessionResult, SessionState } from '../session/state';
 import { renderNotice, renderToolCall } from './render';
@@ -17,15 +20,9 @@ export async function followSession(
   let noticesSeen = 0;
   let lastStatus: string | undefined;
   let lastWarning: string | undefined;
+  // Steps, tool calls and notices first, the status after them: a poll that lands on the end must
+  // not print `completed` above the last steps.
   const report = (state: SessionState) => {
-    if (state.status !== lastStatus) {
-      print(`[${sessionId}] ${state.status}`);
-      lastStatus = state.status;
-    }
-    // Each new breaker warning once (its retry step changes as the breaker half-opens and fails again).
-    const warning = state.compaction.warning;
-    if (warning !== undefined && warning !== lastWarning) print(`[${sessionId}] warning: ${warning}`);
-    lastWarning = warning;
     for (const call of state.lastToolCalls) {
       if (call.seq > lastSeq) print(`[${sessionId}] ${renderToolCall(call)}`);
     }
@@ -33,19 +30,36 @@ export async function followSession(
     const { notices, noticesTotal } = state.compaction;
     const fresh = Math.min(noticesTotal - noticesSeen, notices.length);
     for (const notice of notices.slice(notices.length - fresh)) print(`[${sessionId}] ${renderNotice(notice)}`);
-    noticesSeen = noticesTotal;
+    noticesSeen = Math.max(noticesSeen, noticesTotal);
+    // Each new breaker warning once (its retry step changes as the breaker half-opens and fails again).
+    const warning = state.compaction.warning;
+    if (warning !== undefined && warning !== lastWarning) print(`[${sessionId}] warning: ${warning}`);
+    lastWarning = warning;
+    if (state.status !== lastStatus) {
+      print(`[${sessionId}] ${state.status}`);
+      lastStatus = state.status;
+    }
   };
   // Polling stops as soon as the result is in; a query that fails meanwhile is just skipped.
   const poll = (async () => {
     while (!done) {
-      await sessions.state(sessionId).then(report, () => undefined);
+      const state = await sessions.state(sessionId).catch(() => undefined);
+      // A poll answered after the result arrived is older than the final state: leave it to that.
+      if (state !== undefined && !done) report(state);
       await Promise.race([result.catch(() => undefined), sleep(pollMs)]);
     }
   })();
   try {
-    return await result;
-  } finally {
+    const final = await result;
     await poll;
+    // The last steps (and the `finish` call) usually happen between two polls.
+    if (final.finalState) report(final.finalState);
+    return final;
+  } catch (error) {
+    await poll;
+    // A failed session has no result to read its state from; ask once more, briefly.
+    await sessions.queryState(sessionId, { waitMs: 5000 }).then(report, () => undefined);
+    throw error;
   }
 }
 

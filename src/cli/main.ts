@@ -1,50 +1,43 @@
 /** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
-import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { ENCRYPTED_ENCODING } from '../codec/aesGcmCodec';
-import { NoWorkerAnsweredError } from '../client/sessionClient';
 import { ENCRYPTION_ENV, EncryptionSettingsError } from '../codec/encryptionKeys';
 import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
 import { ConfigError } from '../configError';
 import { ExitCode, UsageError, type Command } from './command';
-import { approveCommand } from './commands/approve';
-import { cancelCommand } from './commands/cancel';
-import { compactCommand } from './commands/compact';
-import { demoCommand } from './commands/demo';
-import { devCommand } from './commands/dev';
-import { listCommand } from './commands/list';
-import { sendCommand } from './commands/send';
-import { setupCommand } from './commands/setup';
-import { simCommand } from './commands/sim';
-import { startCommand } from './commands/start';
-import { statusCommand } from './commands/status';
-import { transcriptCommand } from './commands/transcript';
-import { watchCommand } from './commands/watch';
-import { workerCommand } from './commands/worker';
 
-const COMMANDS: readonly Command[] = [
-  setupCommand,
-  demoCommand,
-  devCommand,
-  workerCommand,
-  simCommand,
-  startCommand,
-  statusCommand,
-  watchCommand,
-  sendCommand,
-  compactCommand,
-  listCommand,
-  approveCommand,
-  cancelCommand,
-  transcriptCommand,
+/**
+ * Commands load on demand: only the one asked for, so a command that rejects its input does so before
+ * the Temporal client, the worker or the simulator are even loaded (seconds on a busy machine).
+ */
+interface CommandEntry {
+  readonly name: string;
+  load(): Promise<Command>;
+}
+
+const COMMANDS: readonly CommandEntry[] = [
+  { name: 'setup', load: async () => (await import('./commands/setup.js')).setupCommand },
+  { name: 'demo', load: async () => (await import('./commands/demo.js')).demoCommand },
+  { name: 'dev', load: async () => (await import('./commands/dev.js')).devCommand },
+  { name: 'worker', load: async () => (await import('./commands/worker.js')).workerCommand },
+  { name: 'sim', load: async () => (await import('./commands/sim.js')).simCommand },
+  { name: 'start', load: async () => (await import('./commands/start.js')).startCommand },
+  { name: 'status', load: async () => (await import('./commands/status.js')).statusCommand },
+  { name: 'watch', load: async () => (await import('./commands/watch.js')).watchCommand },
+  { name: 'send', load: async () => (await import('./commands/send.js')).sendCommand },
+  { name: 'compact', load: async () => (await import('./commands/compact.js')).compactCommand },
+  { name: 'list', load: async () => (await import('./commands/list.js')).listCommand },
+  { name: 'approve', load: async () => (await import('./commands/approve.js')).approveCommand },
+  { name: 'cancel', load: async () => (await import('./commands/cancel.js')).cancelCommand },
+  { name: 'transcript', load: async () => (await import('./commands/transcript.js')).transcriptCommand },
 ];
 
-function overview(): string {
-  const width = Math.max(...COMMANDS.map((command) => command.name.length));
+async function overview(): Promise<string> {
+  const commands = await Promise.all(COMMANDS.map((entry) => entry.load()));
+  const width = Math.max(...commands.map((command) => command.name.length));
   return [
     'usage: agentd <command> [options]   (agentd <command> --help for details)',
     '',
-    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
+    ...commands.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`),
     '',
     'Exit codes: 0 ok, 1 failure, 2 bad arguments or input, 3 not found, 4 server unreachable, 130 interrupted.',
   ].join('\n');
@@ -53,14 +46,15 @@ function overview(): string {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    console.log(overview());
+    console.log(await overview());
     return name === undefined ? ExitCode.usage : ExitCode.ok;
   }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (!command) {
-    console.error(`agentd: unknown command '${name}'\n\n${overview()}`);
+  const entry = COMMANDS.find((candidate) => candidate.name === name);
+  if (!entry) {
+    console.error(`agentd: unknown command '${name}'\n\n${await overview()}`);
     return ExitCode.usage;
   }
+  const command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log(command.help);
     return ExitCode.ok;
@@ -68,11 +62,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest);
   } catch (error) {
-    return reportError(command, error);
+    return await reportError(command, error);
   }
 }
 
-function reportError(command: Command, error: unknown): number {
+async function reportError(command: Command, error: unknown): Promise<number> {
   if (error instanceof UsageError) {
     console.error(`agentd ${command.name}: ${error.message}\n\n${command.help}`);
     return ExitCode.usage;
@@ -81,6 +75,10 @@ function reportError(command: Command, error: unknown): number {
     console.error(`agentd ${command.name}: ${error.message}`);
     return ExitCode.usage;
   }
+  // Past input errors: whatever failed came from a command that already loaded these.
+  const { WorkflowFailedError, WorkflowNotFoundError } = await import('@temporalio/client');
+  const { NoWorkerAnsweredError } = await import('../client/sessionClient.js');
+  const { ENCRYPTED_ENCODING } = await import('../codec/aesGcmCodec.js');
   if (error instanceof WorkflowNotFoundError) {
     console.error(`agentd ${command.name}: no session ${error.workflowId ?? ''}`.trimEnd());
     return ExitCode.notFound;
@@ -101,13 +99,13 @@ function reportError(command: Command, error: unknown): number {
     );
     return ExitCode.unavailable;
   }
-  console.error(`agentd ${command.name}: ${message}${encryptionHint(message)}`);
+  console.error(`agentd ${command.name}: ${message}${encryptionHint(message, ENCRYPTED_ENCODING)}`);
   return ExitCode.failure;
 }
 
 /** A client without the workers' keys meets encrypted payloads it cannot read; say which settings are missing. */
-function encryptionHint(message: string): string {
-  return message.includes(`Unknown encoding: ${ENCRYPTED_ENCODING}`)
+function encryptionHint(message: string, encryptedEncoding: string): string {
+  return message.includes(`Unknown encoding: ${encryptedEncoding}`)
     ? ` (the session's payloads are encrypted: set ${ENCRYPTION_ENV.keyId} and ${ENCRYPTION_ENV.key} to the workers' key)`
     : '';
 }

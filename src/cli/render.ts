@@ -34,13 +34,16 @@ export function renderState(state: SessionState): string {
   }
   for (const notice of state.compaction.notices.slice(-5)) lines.push(`  ${renderNotice(notice)}`);
   if (state.compaction.warning) lines.push(`warning   ${state.compaction.warning}`);
+  const manual = state.compaction.lastManual;
+  if (manual && !manual.compacted) lines.push(`manual    compaction asked at step ${manual.step}: nothing compacted (${manual.reason ?? 'no reason given'})`);
   for (const warning of state.warnings) lines.push(`warning   ${warning}`);
   if (state.answer) lines.push(`answer    ${state.answer}`);
   return lines.join('\n');
 }
 
 export function renderToolCall(call: ToolCallRecord): string {
-  return `step ${String(call.step).padStart(3)}  ${call.name}${call.isError ? '  (error)' : ''}  → seq ${call.seq}`;
+  const error = call.isError ? `  (error${call.error ? `: ${call.error}` : ''})` : '';
+  return `step ${String(call.step).padStart(3)}  ${call.name}${error}  → seq ${call.seq}`;
 }
 
 export function renderResult(result: SessionResult): string {

@@ -8,28 +8,13 @@ import { agentdDataConverter } from '../codec/dataConverter';
 import type { EncryptionKeys } from '../codec/encryptionKeys';
 import { connectTemporal } from '../connection/connect';
 import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
-import { knownContextWindow } from '../model/knownModels';
-import { knownPrice, type PriceOverrides } from '../model/prices';
+import type { PriceOverrides } from '../model/prices';
 import type { ApproveRequest } from '../policy/budget';
 import { approveUpdate, messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
-import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from '../session/input';
+import { resolveSessionInput, type SessionRequest } from '../session/resolve';
 import type { ApproveResult, SessionResult, SessionState } from '../session/state';
 
-/** A draft whose window may be left out when the model's window is known. */
-export type SessionRequest = Omit<SessionInputDraft, 'contextWindow'> & { contextWindow?: number };
-
-/** Fills the window and price of known models and validates; the error names the bad field. */
-export function resolveSessionInput(request: SessionRequest, prices: PriceOverrides = {}): SessionInput {
-  const contextWindow = request.contextWindow ?? knownContextWindow(request.model);
-  if (contextWindow === undefined) {
-    throw new SessionInputError(
-      `invalid session input: contextWindow: model '${request.model}' has no known context window; ` +
-        'declare the usable window (e.g. --context-window 32768)',
-    );
-  }
-  const price = request.prices ?? knownPrice(request.model, prices);
-  return parseSessionInput({ ...request, contextWindow, ...(price ? { prices: price } : {}) });
-}
+export { resolveSessionInput, type SessionRequest } from '../session/resolve';
 
 export function newSessionId(): string {
   return `agent-${randomBytes(6).toString('hex')}`;

@@ -1,12 +1,13 @@
 /**
- * The price table behind the spend ledger: USD per million tokens by model. Resolved at the client
- * before start (an override, then gpt-tokenizer's model table, then the simulator's nominal price),
- * so the workflow only multiplies numbers it was given.
+ * The price table behind the spend ledger: USD per million tokens by model. Resolved when a session
+ * starts without one — at the client (an override, then gpt-tokenizer's model table as plain data in
+ * modelTable.gen.ts, then the simulator's nominal price), or in the workflow from the same table when
+ * a stock client started it — so the loop only multiplies numbers it was given.
  */
-import * as openaiModels from 'gpt-tokenizer/models.gen';
 import { z } from 'zod';
 import { PriceSchema, type Price } from '../policy/spend';
 import { SIMULATOR_MODEL } from './knownModels';
+import { MODEL_TABLE } from './modelTable.gen';
 
 /**
  * Nominal, not a real bill: set so simulated sessions have costs to show and guard. Chosen to be the
@@ -18,20 +19,10 @@ export const SIMULATOR_PRICE: Readonly<Price> = Object.freeze({ inputPerMillion:
 export const PriceOverridesSchema = z.record(z.string(), PriceSchema);
 export type PriceOverrides = z.infer<typeof PriceOverridesSchema>;
 
-interface PriceData {
-  readonly main?: { readonly input?: number; readonly output?: number; readonly cached_input?: number };
-}
-
 /** gpt-tokenizer's per-million prices of its main (non-batch) API, when it has both input and output. */
 export function tokenizerPrice(model: string): Price | undefined {
-  const spec = (openaiModels as Record<string, { price_data?: PriceData } | undefined>)[model];
-  const main = spec?.price_data?.main;
-  if (typeof main?.input !== 'number' || typeof main.output !== 'number') return undefined;
-  return {
-    inputPerMillion: main.input,
-    outputPerMillion: main.output,
-    ...(typeof main.cached_input === 'number' ? { cachedInputPerMillion: main.cached_input } : {}),
-  };
+  const price = Object.hasOwn(MODEL_TABLE, model) ? MODEL_TABLE[model]?.price : undefined;
+  return price === undefined ? undefined : { ...price };
 }
 
 /** The price of `model`: the override first, then what gpt-tokenizer knows, then the simulator's nominal one. */

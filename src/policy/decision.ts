@@ -202,7 +202,7 @@ export interface TruncateDecision {
 
 export type Decision = NoneDecision | CompactDecision | TruncateDecision;
 
-/** One replaced entry, citing its original (STYLE: every replacement cites its originals). */
+/** One replaced entry, citing its original, so every original stays findable (DESIGN §5 "Nothing vanishes"). */
 export interface Replacement {
   /** Live seq that was replaced. */
   readonly originalSeq: number;

@@ -160,11 +160,17 @@ export function compactionSettingsIssues(contextWindow: number, s: CompactionSet
   }
   const issues: CompactionSettingsIssue[] = [];
   if (s.reserveTokens * 2 > contextWindow) {
+    const highest = Math.floor(contextWindow / 2);
+    // The reserve may not go below minRoomTokens either: on a tiny window no reserve fits, and
+    // suggesting one would only trade this error for the next.
+    const fix =
+      highest >= s.minRoomTokens
+        ? `lower reserveTokens to between ${s.minRoomTokens} (minRoomTokens) and ${highest}, or declare a larger window`
+        : `no reserveTokens fits a window this small (it must be at least minRoomTokens ${s.minRoomTokens} and at most half ` +
+          `the window): declare a contextWindow of at least ${2 * s.minRoomTokens}`;
     issues.push({
       field: 'reserveTokens',
-      message:
-        `reserveTokens ${s.reserveTokens} is more than half of contextWindow ${contextWindow}: ` +
-        `lower reserveTokens to at most ${Math.floor(contextWindow / 2)} or declare a larger window`,
+      message: `reserveTokens ${s.reserveTokens} is more than half of contextWindow ${contextWindow}: ${fix}`,
     });
     // The derived numbers below are meaningless without a sane trigger.
     return issues;

@@ -72,6 +72,8 @@ export interface ToolCallRecord {
   /** Seq of the stored result. */
   seq: number;
   isError: boolean;
+  /** An error result's first line, capped, so a step line can say why (a refused run_command…). */
+  error?: string;
 }
 
 /** One compaction (or truncation) as the state query and the CLI show it. */
@@ -115,6 +117,13 @@ export interface CompactionReport {
   noticesTotal: number;
   /** The newest notices, oldest first. */
   notices: CompactionNotice[];
+  /** The newest manual compaction (signal `compact` or update `compactNow`), also when it found nothing to do. */
+  lastManual?: ManualCompactionReport;
+}
+
+/** What the newest manual compaction did, at which step. */
+export interface ManualCompactionReport extends CompactNowResult {
+  step: number;
 }
 
 /** What `compactNow` answers: the notice of the compaction, or why there was none. */

@@ -221,15 +221,42 @@ function act(turn: Turn, step: number, content: string, name: string, args: Reco
   return { role: 'assistant', content, tool_calls: [toolCall(turn, step, name, args)] };
 }
 
-function stepReply(turn: Turn, step: number, marker: string | undefined): AssistantReply {
+/**
+ * True once the worker has answered a run_command with its refusal (no sandbox on that worker): an
+ * agent that read it stops asking, as a real one would, instead of collecting the same error.
+ */
+export function commandsRefused(messages: readonly ChatMessage[]): boolean {
+  const commandCalls = new Set<string>();
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) if (call.function.name === SimTool.runCommand) commandCalls.add(call.id);
+    }
+  }
+  return messages.some(
+    (message) =>
+      message.role === 'tool' &&
+      commandCalls.has(message.tool_call_id) &&
+      message.content.startsWith('error: ') &&
+      message.content.includes('run_command is refused'),
+  );
+}
+
+function stepReply(turn: Turn, step: number, marker: string | undefined, noCommands: boolean): AssistantReply {
   const at = `Step ${step} of ${turn.budget}:`;
   const call = turn.scripted[step - 1];
   if (call !== undefined) return act(turn, step, `${at} calling ${call.name} as scripted.`, call.name, call.args);
   // The usual cycle starts over after the scripted calls, so its notes are written before they are read.
-  return cycleReply(turn, step, step - turn.scripted.length, at, marker);
+  return cycleReply(turn, step, step - turn.scripted.length, at, marker, noCommands);
 }
 
-function cycleReply(turn: Turn, step: number, cycleStep: number, at: string, marker: string | undefined): AssistantReply {
+function cycleReply(
+  turn: Turn,
+  step: number,
+  cycleStep: number,
+  at: string,
+  marker: string | undefined,
+  noCommands: boolean,
+): AssistantReply {
   switch (cycleStep % 4) {
     case 1:
       return act(turn, step, `${at} listing the workspace to see what is there.`, SimTool.listFiles, { path: '.' });
@@ -241,6 +268,11 @@ function cycleReply(turn: Turn, step: number, cycleStep: number, at: string, mar
       });
     }
     case 3:
+      if (noCommands) {
+        return act(turn, step, `${at} run_command is refused on this worker, so I check the files instead.`, SimTool.listFiles, {
+          path: '.',
+        });
+      }
       return act(turn, step, `${at} running the test cases and reading their output.`, SimTool.runCommand, {
         command: runCommandLine(step, turn, marker),
       });
@@ -309,7 +341,7 @@ export function nextReply(messages: readonly ChatMessage[], options: ScriptOptio
     step = stepAfterSummary(messages, userIndex) ?? step;
   }
 
-  if (step <= turn.budget) return pageThroughView(messages, turn, step) ?? stepReply(turn, step, options.marker);
+  if (step <= turn.budget) return pageThroughView(messages, turn, step) ?? stepReply(turn, step, options.marker, commandsRefused(messages));
   if (turn.isTask) {
     return act(turn, step, 'All steps are done; reporting the result.', SimTool.finish, { answer: summary(turn) });
   }

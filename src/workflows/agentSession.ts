@@ -4,7 +4,8 @@
  */
 import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { approveUpdate, compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
-import { InvalidSessionInput, parseSessionInput, SessionInputError, type SessionInput } from '../session/input';
+import { InvalidSessionInput, SessionInputError, type SessionInput } from '../session/input';
+import { resolveRawSessionInput } from '../session/resolve';
 import { SessionOutcome, type SessionResult } from '../session/state';
 import { AgentSession, type SessionCarry } from './session';
 
@@ -43,10 +44,14 @@ export async function agentSession(rawInput: unknown, carry?: SessionCarry): Pro
   }
 }
 
-/** The workflow checks its input again: it may have been started by the stock `temporal` CLI. */
+/**
+ * The workflow resolves and checks its input again: it may have been started by the stock `temporal`
+ * CLI or the Web UI, which fill in nothing. A known model's window and price come from the same
+ * plain-data table the client uses, so every way of starting gets the same session.
+ */
 function validated(rawInput: unknown): SessionInput {
   try {
-    return parseSessionInput(rawInput);
+    return resolveRawSessionInput(rawInput);
   } catch (error) {
     if (error instanceof SessionInputError) {
       throw ApplicationFailure.create({ message: error.message, type: InvalidSessionInput, nonRetryable: true });

@@ -16,6 +16,7 @@ import {
   SessionStatus,
   type ApproveResult,
   type CompactNowResult,
+  type ManualCompactionReport,
   type SessionResult,
   type SessionState,
   type ToolCallRecord,
@@ -84,6 +85,7 @@ export class AgentSession {
   private manualTickets = 0;
   private manualServed = 0;
   private lastManual: CompactNowResult = { compacted: false };
+  private lastManualCompaction: ManualCompactionReport | undefined;
   /** Runs of this session so far, this one included (continue-as-new starts a new run). */
   private runs = 1;
   private readonly budget: SessionBudget;
@@ -235,12 +237,12 @@ export class AgentSession {
   /** Validator of `approve`: only a paused session, and only limits that let it go on. */
   validateApprove(request: ApproveRequest | undefined): void {
     if (this.status !== SessionStatus.waitingForApproval) {
-      throw new Error(`session ${this.sessionId} is ${this.status}, not waiting_for_approval`);
+      throw refusedUpdate(`session ${this.sessionId} is ${this.status}, not waiting_for_approval`);
     }
     const parsed = ApproveRequestSchema.safeParse(request ?? {});
-    if (!parsed.success) throw new Error(`invalid approval: ${describeZodError(parsed.error)}`);
+    if (!parsed.success) throw refusedUpdate(`invalid approval: ${describeZodError(parsed.error)}`);
     const problem = this.budget.approvalProblem(this.step, parsed.data);
-    if (problem) throw new Error(problem);
+    if (problem) throw refusedUpdate(problem);
   }
 
   /** Handler of `approve`: raises the limits, restarts the repeated-call count, lets the loop go on. */
@@ -285,8 +287,8 @@ export class AgentSession {
 
   /** Validator of `compactNow`: refuses what cannot be served. */
   validateCompactNow(): void {
-    if (this.finished) throw new Error(`session ${this.sessionId} is ${this.status}; nothing to compact`);
-    if (this.compaction.running) throw new Error(`session ${this.sessionId} is already compacting`);
+    if (this.finished) throw refusedUpdate(`session ${this.sessionId} is ${this.status}; nothing to compact`);
+    if (this.compaction.running) throw refusedUpdate(`session ${this.sessionId} is already compacting`);
   }
 
   /** Handler of `compactNow`: queues a manual compaction and returns what it did. */
@@ -352,7 +354,13 @@ export class AgentSession {
         outputCapChars: this.input.toolOutputCapChars,
       });
       this.ledger.push(await this.compaction.viewIfOversized(this.entryOf(result.measure)));
-      this.noteToolCall({ step: this.step, name: result.toolName, seq: result.measure.seq, isError: result.isError });
+      this.noteToolCall({
+        step: this.step,
+        name: result.toolName,
+        seq: result.measure.seq,
+        isError: result.isError,
+        ...(result.error ? { error: result.error } : {}),
+      });
       if (result.finished) {
         this.answer = { text: result.finished.answer, seq: result.measure.seq };
         this.turnOpen = false;
@@ -404,7 +412,8 @@ export class AgentSession {
 
   state(): SessionState {
     const workspace = this.affinity.report();
-    const paused = this.budget.paused;
+    // A pause ends with the session: a cancelled or failed one waits for no approval.
+    const paused = this.status === SessionStatus.waitingForApproval ? this.budget.paused : undefined;
     return {
       sessionId: this.sessionId,
       status: this.status,
@@ -423,7 +432,7 @@ export class AgentSession {
       spend: this.budget.spend(),
       budget: this.budget.report(),
       ...(paused ? { paused } : {}),
-      compaction: this.compaction.report(),
+      compaction: { ...this.compaction.report(), ...(this.lastManualCompaction ? { lastManual: { ...this.lastManualCompaction } } : {}) },
       lastToolCalls: [...this.lastToolCalls],
       pendingMessages: this.pendingMessages.length,
       ...(workspace ? { workspace } : {}),
@@ -475,6 +484,8 @@ export class AgentSession {
     this.lastManual = notice
       ? { compacted: notice.failed === undefined, notice }
       : { compacted: false, reason: decision.kind === 'none' ? decision.reason : decision.kind };
+    // A `compact` signal has no answer; the state says what it found, even when that was nothing.
+    this.lastManualCompaction = { step: this.step, ...this.lastManual };
     this.manualServed = ticket;
   }
 
@@ -538,4 +549,9 @@ function isContextOverflow(error: unknown): boolean {
     error.cause instanceof ApplicationFailure &&
     error.cause.type === ActivityFailureType.contextOverflow
   );
+}
+
+/** A refused update: final, so the stock CLI and the Web UI do not show it as retryable. */
+function refusedUpdate(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ message, type: 'UpdateRefused', nonRetryable: true });
 }

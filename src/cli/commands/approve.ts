@@ -1,7 +1,7 @@
 /** `agentd approve <id>`: lets a session paused by a budget guard go on, with raised limits (update `approve`). */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { connectClient, SessionClient } from '../../client/sessionClient';
-import type { ApproveRequest } from '../../policy/budget';
+import { ApproveRequestSchema, type ApproveRequest } from '../../policy/budget';
+import { SessionInputError } from '../../session/input';
+import { describeZodError } from '../../session/validation';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt, positiveNumber, requirePositional } from '../args';
 
@@ -41,7 +41,12 @@ ${CONNECTION_HELP}`,
     if (maxCostUsd !== undefined) request.maxCostUsd = maxCostUsd;
     const maxRepeated = positiveInt('max-repeated-tool-calls', values['max-repeated-tool-calls']);
     if (maxRepeated !== undefined) request.maxRepeatedToolCalls = maxRepeated;
+    // The workflow's validator applies the same schema; checking here names a bad field without a server.
+    const checked = ApproveRequestSchema.safeParse(request);
+    if (!checked.success) throw new SessionInputError(`invalid approval: ${describeZodError(checked.error)}`, { cause: checked.error });
     const config = configWith(values);
+    const { WorkflowUpdateFailedError } = await import('@temporalio/client');
+    const { connectClient, SessionClient } = await import('../../client/sessionClient.js');
     const sessions = new SessionClient(await connectClient(config));
     let budget;
     try {

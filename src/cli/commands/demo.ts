@@ -4,7 +4,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { join } from 'node:path';
-import { connectClient, SessionClient } from '../../client/sessionClient';
+import { connectClient, resolveSessionInput, SessionClient } from '../../client/sessionClient';
 import { usesSimulator, type AgentdConfig } from '../../config';
 import { loadConnectionOptions } from '../../connection/connect';
 import { describeConnection } from '../../connection/options';
@@ -55,13 +55,15 @@ ${CONNECTION_HELP}`,
     const steps = positiveInt('steps', values.steps) ?? 40;
     const task = `${values.task ?? DEMO_TASK}${simulated ? ` [sim steps=${steps} output=2000-20000]` : ''}`;
     const contextWindow = positiveInt('context-window', values['context-window']) ?? (simulated ? DEMO_SIM_WINDOW : undefined);
+    // The whole input is checked before a server or worker starts: a bad field exits 2 at once.
+    const input = resolveSessionInput({ task, model, ...(contextWindow ? { contextWindow } : {}) }, config.prices);
 
     const server = await ensureServer(config);
     const worker = await startWorkerFromConfig(config, (line) => console.error(line));
     const working = worker.run();
     try {
-      const sessions = new SessionClient(await connectClient(config));
-      const handle = await sessions.start({ task, model, ...(contextWindow ? { contextWindow } : {}) });
+      const sessions = new SessionClient(await connectClient(config), config.prices);
+      const handle = await sessions.start(input);
       console.error(`started session ${handle.workflowId} (model ${model})`);
       const result = await followSession(sessions, handle.workflowId, (line) => console.error(line), 500);
       console.log(renderResult(result));

@@ -15,7 +15,7 @@ const help = `usage: agentd dev [--port <n>] [--ui-port <n>] [--db-file <path>] 
 Runs a local Temporal dev server in the foreground until Ctrl-C (or SIGTERM), then stops it
 cleanly. Server state lives in a SQLite file, so running sessions survive a restart; server logs
 go to a .log file next to it. The Temporal CLI is taken from $TEMPORAL_CLI, PATH or
-~/.cache/agentd/bin; when there is none it is built once with Go, which takes a few minutes.
+~/.cache/agentd/bin; when there is none it is installed there once (see agentd setup).
 
 Options:
   --port <n>         gRPC port for clients and workers (default ${DEFAULTS.port}; 0 = any free port)

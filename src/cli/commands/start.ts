@@ -1,8 +1,7 @@
 /** `agentd start`: validate a session's input, start it, and optionally follow it to the end. */
-import { connectClient, SessionClient, type SessionRequest } from '../../client/sessionClient';
+import { resolveSessionInput, type SessionRequest } from '../../session/resolve';
 import { ExitCode, UsageError, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt, positiveNumber, requirePositional, wholeNumber } from '../args';
-import { followSession } from '../follow';
 import { renderResult } from '../render';
 
 const HELP = `usage: agentd start <task> [options]
@@ -73,13 +72,17 @@ export const startCommand: Command = {
       ...defined('workspaceFailoverSeconds', positiveInt('workspace-failover', values['workspace-failover'])),
       ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
+    // Resolved and validated in full before connecting: a bad field exits 2 even with no server.
+    const input = resolveSessionInput(request, config.prices);
+    const { connectClient, SessionClient } = await import('../../client/sessionClient.js');
     const sessions = new SessionClient(await connectClient(config), config.prices);
-    const handle = await sessions.start(request, values.id ? { sessionId: values.id } : {});
+    const handle = await sessions.start(input, values.id ? { sessionId: values.id } : {});
     if (!values.follow) {
       console.log(values.json ? JSON.stringify({ sessionId: handle.workflowId }) : handle.workflowId);
       return ExitCode.ok;
     }
     const print = values.json ? () => undefined : (line: string) => console.error(line);
+    const { followSession } = await import('../follow.js');
     const result = await followSession(sessions, handle.workflowId, print);
     console.log(values.json ? JSON.stringify(result) : renderResult(result));
     return ExitCode.ok;
