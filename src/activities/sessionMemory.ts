@@ -1,5 +1,5 @@
 /**
- * The session memory block (DESIGN §5 "Session memory, model-free"): built by agentd from the stored
+ * The session memory block (DESIGN §5 "Session memory"): built by agentd from the stored
  * transcript at each summary compaction, without a model, so the user's words and the artifact
  * trail survive whatever the summarizer keeps. Pure over the rows it is given; the summarize
  * activity reads them from the store.

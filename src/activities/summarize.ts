@@ -131,7 +131,7 @@ interface RequestPart {
 
 /**
  * Characters each tool result or tool-call argument set keeps, level by level, when one step alone
- * is too big for a summary request (DESIGN §5 "a summary request never exceeds the window").
+ * is too big for a summary request (DESIGN §5 "Summary requests fit the window").
  */
 const SUMMARY_VIEW_LEVELS = [5_120, 2_048, 512, 128] as const;
 /** Share of a view's characters taken from the head (the rest from the tail, where errors and totals are). */

@@ -1,6 +1,6 @@
 /**
- * Head-and-tail views of large tool-call arguments (DESIGN §5 "Large tool-call arguments in kept
- * steps get views"): the long string values of an assistant message's arguments are cut around a
+ * Head-and-tail views of large tool-call arguments
+ * (DESIGN §5 "Views of large tool-call arguments"): the long string values of an assistant message's arguments are cut around a
  * marker naming the stored original, and the arguments stay valid JSON, so the request that carries
  * the view is still well formed. Pure.
  */

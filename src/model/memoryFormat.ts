@@ -1,5 +1,5 @@
 /**
- * The shape of the session memory block (DESIGN §5 "Session memory, model-free"), shared by the
+ * The shape of the session memory block (DESIGN §5 "Session memory"), shared by the
  * activity that builds it and the simulator that must not read it as a user's request. Pure.
  */
 

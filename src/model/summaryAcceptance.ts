@@ -1,6 +1,6 @@
 /**
- * Whether the model's answer to a summarization request is taken as the summary (DESIGN §5 "Any
- * model's summary counts"): any non-empty answer shorter than what it replaces, whatever its
+ * Whether the model's answer to a summarization request is taken as the summary
+ * (DESIGN §5 "Any model's summary counts"): any non-empty answer shorter than what it replaces, whatever its
  * headings, except a refusal. Pure string and number checks, shared by the summarize activity and
  * its tests.
  */

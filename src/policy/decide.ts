@@ -85,7 +85,7 @@ export function decide(input: DecideInput): Decision {
 }
 
 /**
- * At the trigger with the breaker open (DESIGN §5 "degrade gracefully"): model-free pruning when it
+ * At the trigger with the breaker open (DESIGN §5 "Degrading gracefully"): model-free pruning when it
  * gets under the trigger, else the oldest steps are dropped down to the target, so the context stays
  * under the trigger instead of riding at the window's edge.
  */
@@ -109,7 +109,7 @@ export function decideTruncation(input: DecideInput, why: TruncateWhy): Decision
   if (!input.settings.enabled) return none(NoneReason.disabled, estimate);
   if (why === TruncateWhy.repeatedOverflow) return truncation(input, estimate, why, reactiveGoal(input, estimate));
   if (input.graceful === true) {
-    // After a failed compaction: at the trigger, down to the target (DESIGN §5 "degrade gracefully").
+    // After a failed compaction: at the trigger, down to the target (DESIGN §5 "Degrading gracefully").
     if (!isAtTrigger(estimate.tokens, input.settings)) return none(NoneReason.withinLimit, estimate);
     return truncation(input, estimate, why, input.settings.targetTokens);
   }

@@ -108,7 +108,7 @@ export interface DecideInput {
   /** The session's step: an open breaker half-opens once its `retryAtStep` is reached. */
   readonly step?: number;
   /**
-   * The rules of DESIGN §5 "degrade gracefully" and honest projections: with the breaker open,
+   * The rules of DESIGN §5 "Degrading gracefully" and honest projections: with the breaker open,
    * prune, then truncate to the target (not the hard limit); skip a summary only when pruning gets
    * under the target; project the summary with its header; never start a summary that cannot
    * shrink the context. False for histories recorded before them (the workflow's `patched()`).

@@ -15,9 +15,9 @@ export type LedgerRole = (typeof LedgerRole)[keyof typeof LedgerRole];
  * - `view`: a head-and-tail cut of a tool result, still a `tool` message answering the same
  *   tool-call id; `replaces` names the original seq, readable whole through `read_output`. An
  *   assistant message's view cuts the long string values of its tool-call arguments and keeps what
- *   it declares (DESIGN §5 "Large tool-call arguments in kept steps get views").
+ *   it declares (DESIGN §5 "Views of large tool-call arguments").
  * - `memory`: the session memory agentd builds itself from the store at each summary compaction
- *   (DESIGN §5 "Session memory, model-free"), a `user` message placed right before the summary. It
+ *   (DESIGN §5 "Session memory"), a `user` message placed right before the summary. It
  *   stands for no original (everything it quotes is still accounted for elsewhere) and the next
  *   summary compaction replaces it with a fresh one.
  */
