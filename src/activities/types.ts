@@ -2,10 +2,11 @@
  * Inputs and results of the activities, shared (type-only) with the workflow. Every field is a
  * number, an id or a short string: bodies never cross into workflow history.
  */
+import { z } from 'zod';
 import type { ChatMessage } from '../model/messages';
 import type { MessageMeasure } from '../policy/ledger';
 import type { SeqRun } from '../policy/seqRuns';
-import type { SummaryRejection } from '../model/summaryAcceptance';
+import { SummaryRejection } from '../model/summaryAcceptance';
 
 export interface StoreMessagesInput {
   sessionId: string;
@@ -13,12 +14,13 @@ export interface StoreMessagesInput {
   messages: Array<{ seq: number; message: ChatMessage }>;
 }
 
-export interface ModelUsage {
-  promptTokens: number;
-  completionTokens: number;
+export const ModelUsageSchema = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
   /** Prompt tokens served from the endpoint's cache (`usage.prompt_tokens_details.cached_tokens`), when reported. */
-  cachedTokens?: number;
-}
+  cachedTokens: z.number().int().nonnegative().optional(),
+});
+export type ModelUsage = z.infer<typeof ModelUsageSchema>;
 
 export interface CallModelInput {
   sessionId: string;
@@ -145,19 +147,21 @@ export interface SummarizeInput {
 
 /**
  * What one summarize attempt cost, returned with its result and carried as the first detail of any
- * failure after the endpoint answered (DESIGN §5 honest accounting): rejected summaries are billed too.
+ * failure after the endpoint answered (DESIGN §5 "Any model's summary counts"): rejected summaries
+ * are billed too. A schema, because the workflow reads it back out of a failure's untyped details.
  */
-export interface SummarizeSpent {
-  usage: ModelUsage;
+export const SummarizeSpentSchema = z.object({
+  usage: ModelUsageSchema,
   /** Model calls the endpoint answered (more than one when the region was summarized in chunks). */
-  calls: number;
+  calls: z.number().int().nonnegative(),
   /**
    * Requests an earlier attempt of this activity may have had answered and billed without its result
    * reaching us: 1 when this is a retry (attempt > 1) and no summary is stored yet, else 0. Their
    * tokens are unknown.
    */
-  possiblyBilledCalls: number;
-}
+  possiblyBilledCalls: z.number().int().nonnegative(),
+});
+export type SummarizeSpent = z.infer<typeof SummarizeSpentSchema>;
 
 export interface SummarizeResult extends SummarizeSpent {
   measure: MessageMeasure;
@@ -166,6 +170,21 @@ export interface SummarizeResult extends SummarizeSpent {
 }
 
 /** The details of a `SummaryRejected` failure. */
-export interface SummaryRejectedDetails extends SummarizeSpent {
-  reason: SummaryRejection;
+export const SummaryRejectedDetailsSchema = SummarizeSpentSchema.extend({
+  reason: z.enum(SummaryRejection),
+});
+export type SummaryRejectedDetails = z.infer<typeof SummaryRejectedDetailsSchema>;
+
+/**
+ * What a failed summarize attempt says about itself, read from the first detail of its failure:
+ * what it cost (when the endpoint answered) and, for a rejection, why.
+ */
+export function summarizeFailureDetails(details: unknown): { spent?: SummarizeSpent; rejection?: SummaryRejection } {
+  const rejected = SummaryRejectedDetailsSchema.safeParse(details);
+  if (rejected.success) {
+    const { reason, ...spent } = rejected.data;
+    return { spent, rejection: reason };
+  }
+  const spent = SummarizeSpentSchema.safeParse(details);
+  return spent.success ? { spent: spent.data } : {};
 }

@@ -5,7 +5,7 @@
  * activities; the rules are in `src/policy`.
  */
 import { ActivityFailure, ApplicationFailure, log, patched } from '@temporalio/workflow';
-import { ActivityFailureType, type CallModelResult, type SummarizeInput, type SummarizeResult, type ViewRequest } from '../activities/types';
+import { ActivityFailureType, summarizeFailureDetails, type CallModelResult, type SummarizeInput, type SummarizeResult, type ViewRequest } from '../activities/types';
 import {
   allowsAutoCompaction,
   appendOriginals,
@@ -371,11 +371,7 @@ export class CompactionController {
 function failureReason(error: ActivityFailure): string {
   const cause = error.cause;
   if (!(cause instanceof ApplicationFailure)) return 'failed';
-  if (cause.type === ActivityFailureType.summaryRejected) {
-    const details: unknown = cause.details?.[0];
-    const reason = typeof details === 'object' && details !== null ? (details as { reason?: unknown }).reason : undefined;
-    return typeof reason === 'string' ? reason : 'rejected';
-  }
+  if (cause.type === ActivityFailureType.summaryRejected) return summarizeFailureDetails(cause.details?.[0]).rejection ?? 'rejected';
   return cause.type === ActivityFailureType.modelUnavailable ? 'summarizer unavailable' : (cause.type ?? 'failed');
 }
 

@@ -3,7 +3,7 @@
  * step that calls the model and runs tools. Runs in the workflow sandbox; I/O happens in activities.
  */
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
-import { ActivityFailureType, type CallModelResult, type SummarizeInput, type SummarizeSpent } from '../activities/types';
+import { ActivityFailureType, summarizeFailureDetails, type CallModelResult, type SummarizeInput, type SummarizeSpent } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
 import { ApproveRequestSchema, BudgetGuard, type ApproveRequest } from '../policy/budget';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
@@ -536,11 +536,7 @@ export class AgentSession {
 /** What a failed summarize attempt cost, from the first detail of its failure (see `SummarizeSpent`). */
 function spentOf(error: unknown): SummarizeSpent | undefined {
   if (!(error instanceof ActivityFailure) || !(error.cause instanceof ApplicationFailure)) return undefined;
-  const details: unknown = error.cause.details?.[0];
-  if (typeof details !== 'object' || details === null) return undefined;
-  const { usage, calls, possiblyBilledCalls } = details as Partial<SummarizeSpent>;
-  if (typeof calls !== 'number' || typeof usage?.promptTokens !== 'number' || typeof usage.completionTokens !== 'number') return undefined;
-  return { usage, calls, possiblyBilledCalls: typeof possiblyBilledCalls === 'number' ? possiblyBilledCalls : 0 };
+  return summarizeFailureDetails(error.cause.details?.[0]).spent;
 }
 
 function isContextOverflow(error: unknown): boolean {
