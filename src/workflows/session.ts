@@ -84,8 +84,8 @@ export class AgentSession {
   private manualRequested = false;
   private manualTickets = 0;
   private manualServed = 0;
-  private lastManual: CompactNowResult = { compacted: false };
-  private lastManualCompaction: ManualCompactionReport | undefined;
+  /** What the newest manual compaction did; a `compact` signal has no answer, so the state says it. */
+  private lastManual: ManualCompactionReport | undefined;
   /** Runs of this session so far, this one included (continue-as-new starts a new run). */
   private runs = 1;
   private readonly budget: SessionBudget;
@@ -291,12 +291,13 @@ export class AgentSession {
     if (this.compaction.running) throw refusedUpdate(`session ${this.sessionId} is already compacting`);
   }
 
-  /** Handler of `compactNow`: queues a manual compaction and returns what it did. */
+  /** Handler of `compactNow`: queues a manual compaction and returns what it did (and at which step). */
   async compactNow(): Promise<CompactNowResult> {
     this.manualRequested = true;
     const ticket = ++this.manualTickets;
     await condition(() => this.manualServed >= ticket);
-    return this.lastManual;
+    // Served means recorded; the fallback only satisfies the type.
+    return this.lastManual ?? { step: this.step, compacted: false };
   }
 
   /**
@@ -432,7 +433,7 @@ export class AgentSession {
       spend: this.budget.spend(),
       budget: this.budget.report(),
       ...(paused ? { paused } : {}),
-      compaction: { ...this.compaction.report(), ...(this.lastManualCompaction ? { lastManual: { ...this.lastManualCompaction } } : {}) },
+      compaction: { ...this.compaction.report(), ...(this.lastManual ? { lastManual: { ...this.lastManual } } : {}) },
       lastToolCalls: [...this.lastToolCalls],
       pendingMessages: this.pendingMessages.length,
       ...(workspace ? { workspace } : {}),
@@ -482,10 +483,8 @@ export class AgentSession {
     const ticket = this.manualTickets;
     const { notice, decision } = await this.compact('manual');
     this.lastManual = notice
-      ? { compacted: notice.failed === undefined, notice }
-      : { compacted: false, reason: decision.kind === 'none' ? decision.reason : decision.kind };
-    // A `compact` signal has no answer; the state says what it found, even when that was nothing.
-    this.lastManualCompaction = { step: this.step, ...this.lastManual };
+      ? { step: this.step, compacted: notice.failed === undefined, notice }
+      : { step: this.step, compacted: false, reason: decision.kind === 'none' ? decision.reason : decision.kind };
     this.manualServed = ticket;
   }
 
