@@ -9,7 +9,7 @@ import { memoryMessageHeader, isMemoryMessage } from '../model/memoryFormat';
 import type { ChatMessage } from '../model/messages';
 import { isNotice } from '../model/noticeFormat';
 import { isSummaryMessage } from '../model/summaryFormat';
-import { toSeqRuns, type SeqRun } from '../policy/seqRuns';
+import { fromSeqRuns, toSeqRuns, type SeqRun } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
 
 /** Share of the budget the verbatim user messages may take; the artifact trail gets the rest. */
@@ -59,12 +59,12 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
   const throughSeq = originals.at(-1)?.seq ?? input.taskSeq;
   const header = memoryMessageHeader(throughSeq);
   const left = leftSection(originals, input);
-  let remaining = input.budgetTokens - tokensOf(header) - tokensOf(left.join('\n')) - 8;
+  let remaining = input.budgetTokens - countTokens(header) - countTokens(left.join('\n')) - 8;
 
   const users = userMessages(originals, input.taskSeq);
   const userBudget = Math.max(0, Math.floor(remaining * USER_MESSAGES_SHARE));
   const userLines = fitUserMessages(users, userBudget);
-  remaining -= tokensOf(userLines.join('\n'));
+  remaining -= countTokens(userLines.join('\n'));
 
   const tools = toolFacts(originals);
   const trail = [
@@ -77,9 +77,9 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
   for (const section of trail) {
     if (section.lines.length === 0) continue;
     const kept = [section.title];
-    let cost = tokensOf(section.title) + 1;
+    let cost = countTokens(section.title) + 1;
     for (const line of section.lines) {
-      const lineCost = tokensOf(line) + 1;
+      const lineCost = countTokens(line) + 1;
       if (cost + lineCost > remaining) break;
       kept.push(line);
       cost += lineCost;
@@ -93,8 +93,8 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
 
 /** What left the context and how to get it back: always there, whatever the budget. */
 function leftSection(originals: readonly StoredMessage[], input: SessionMemoryInput): string[] {
-  const summarized = new Set(expand(input.summarized));
-  const kept = new Set(expand(input.kept));
+  const summarized = new Set(fromSeqRuns(input.summarized));
+  const kept = new Set(fromSeqRuns(input.kept));
   const truncated = originals.map((row) => row.seq).filter((seq) => !summarized.has(seq) && !kept.has(seq));
   return [
     '## What left the context, and how to get it back',
@@ -123,14 +123,14 @@ function fitUserMessages(users: readonly StoredMessage[], budget: number): strin
   if (users.length === 0) return [];
   const title = '## Messages from the user after the task (newest first, verbatim)';
   const lines = [title];
-  let cost = tokensOf(title) + 1;
+  let cost = countTokens(title) + 1;
   let verbatim = true;
   const short: string[] = [];
   for (const row of [...users].reverse()) {
     const text = row.message.content ?? '';
     if (verbatim) {
       const line = `- seq ${row.seq}:\n${indent(text)}`;
-      const lineCost = tokensOf(line) + 1;
+      const lineCost = countTokens(line) + 1;
       if (cost + lineCost <= budget) {
         lines.push(line);
         cost += lineCost;
@@ -139,7 +139,7 @@ function fitUserMessages(users: readonly StoredMessage[], budget: number): strin
       verbatim = false;
     }
     const line = `- seq ${row.seq}: ${firstWords(text)}`;
-    const lineCost = tokensOf(line) + 1;
+    const lineCost = countTokens(line) + 1;
     if (cost + lineCost > budget) break;
     short.push(line);
     cost += lineCost;
@@ -273,12 +273,6 @@ function indent(text: string): string {
     .join('\n');
 }
 
-function expand(runs: readonly SeqRun[]): number[] {
-  const seqs: number[] = [];
-  for (const [first, last] of runs) for (let seq = first; seq <= last; seq++) seqs.push(seq);
-  return seqs;
-}
-
 /** Runs as text; a long list keeps its first and last runs (search_transcript still finds the rest). */
 function runsText(runs: readonly SeqRun[]): string {
   if (runs.length === 0) return 'none';
@@ -286,10 +280,6 @@ function runsText(runs: readonly SeqRun[]): string {
   if (runs.length <= RUNS_SHOWN) return runs.map(text).join(', ');
   const half = RUNS_SHOWN / 2;
   return [...runs.slice(0, half).map(text), `… ${runs.length - RUNS_SHOWN} more runs …`, ...runs.slice(-half).map(text)].join(', ');
-}
-
-function tokensOf(text: string): number {
-  return countTokens(text);
 }
 
 /** The memory as the message the context carries. */
