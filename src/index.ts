@@ -1,5 +1,6 @@
 /** agentd's public API for code: start and steer sessions, run a worker, the session contract. */
-export { connectClient, newSessionId, resolveSessionInput, SessionClient, type ClientSettings, type SessionRequest } from './client/sessionClient';
+export { connectClient, newSessionId, SessionClient, type ClientSettings } from './client/sessionClient';
+export { resolveSessionInput, type SessionRequest } from './session/resolve';
 export { readConfig, type AgentdConfig } from './config';
 export { connectTemporal, connectTemporalNative, loadConnectionOptions } from './connection/connect';
 export { ConnectionSettingsError, describeConnection, resolveConnectionSettings, type ConnectionSettings } from './connection/options';

@@ -14,7 +14,6 @@ import { approveUpdate, messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } f
 import { resolveSessionInput, type SessionRequest } from '../session/resolve';
 import type { ApproveResult, SessionResult, SessionState } from '../session/state';
 
-export { resolveSessionInput, type SessionRequest } from '../session/resolve';
 
 export function newSessionId(): string {
   return `agent-${randomBytes(6).toString('hex')}`;

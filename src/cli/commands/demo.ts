@@ -4,7 +4,8 @@
  */
 import { Connection } from '@temporalio/client';
 import { join } from 'node:path';
-import { connectClient, resolveSessionInput, SessionClient } from '../../client/sessionClient';
+import { connectClient, SessionClient } from '../../client/sessionClient';
+import { resolveSessionInput } from '../../session/resolve';
 import { usesSimulator, type AgentdConfig } from '../../config';
 import { loadConnectionOptions } from '../../connection/connect';
 import { describeConnection } from '../../connection/options';
