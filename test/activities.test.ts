@@ -7,34 +7,28 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../src/activities';
 import type { CallModelInput, RunToolResult, SummarizeInput, SummarizeResult, SummaryRejectedDetails } from '../src/activities/types';
 import { isSummaryMessage, SUMMARY_SECTIONS } from '../src/model/summaryFormat';
 import type { SimulatorOptions } from '../src/simulator/options';
 import { totalRejected } from '../src/simulator/stats';
-import { createModelClient } from '../src/model/client';
 import { PER_MESSAGE_OVERHEAD_TOKENS } from '../src/model/tokens';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
-import { createBuiltinRegistry, ToolRegistry } from '../src/tools/registry';
+import { ToolRegistry } from '../src/tools/registry';
 import type { Tool } from '../src/tools/tool';
 import { z } from 'zod';
+import { activitiesOn, type TestActivities } from './helpers/activitiesOn';
 
 describe('activities on retry', () => {
   let dir: string;
   let store: SqliteTranscriptStore;
   let simulator: RunningSimulator;
-  let activities: ReturnType<typeof createActivities>;
+  let activities: TestActivities;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentd-activities-'));
     store = new SqliteTranscriptStore(join(dir, 'transcripts.db'));
     simulator = await startSimulator();
-    activities = createActivities({
-      store,
-      model: createModelClient({ baseURL: simulator.baseURL }),
-      tools: createBuiltinRegistry(),
-      workspaceRoot: join(dir, 'workspaces'),
-    });
+    activities = activitiesOn(store, dir, simulator.baseURL);
   });
   after(async () => {
     await simulator.stop();
@@ -62,12 +56,7 @@ describe('activities on retry', () => {
 
   it('callModel cut short by a cancellation reports the cancellation, not a model outage', async () => {
     const slow = await startSimulator({ latencyMs: 10_000 });
-    const slowActivities = createActivities({
-      store,
-      model: createModelClient({ baseURL: slow.baseURL }),
-      tools: createBuiltinRegistry(),
-      workspaceRoot: join(dir, 'workspaces'),
-    });
+    const slowActivities = activitiesOn(store, dir, slow.baseURL);
     try {
       await store.put('cancelled', 0, { role: 'user', content: 'task' });
       const env = new MockActivityEnvironment();
@@ -141,12 +130,7 @@ describe('activities on retry', () => {
         throw new Error('disk on fire');
       },
     };
-    const withExploding = createActivities({
-      store,
-      model: createModelClient({ baseURL: simulator.baseURL }),
-      tools: new ToolRegistry([exploding]),
-      workspaceRoot: join(dir, 'workspaces'),
-    });
+    const withExploding = activitiesOn(store, dir, simulator.baseURL, new ToolRegistry([exploding]));
     await store.put('x', 0, {
       role: 'assistant',
       content: null,
@@ -209,12 +193,7 @@ describe('summarize activity', () => {
   async function summarizeWith(simulatorOptions: SimulatorOptions, input: Omit<SummarizeInput, 'model'>) {
     const simulator = await startSimulator(simulatorOptions);
     try {
-      const activities = createActivities({
-        store,
-        model: createModelClient({ baseURL: simulator.baseURL }),
-        tools: createBuiltinRegistry(),
-        workspaceRoot: join(dir, 'workspaces'),
-      });
+      const activities = activitiesOn(store, dir, simulator.baseURL);
       const result: SummarizeResult = await new MockActivityEnvironment().run(activities.summarize, { ...input, model: 'agentd-sim' });
       return { result, stats: simulator.stats() };
     } finally {

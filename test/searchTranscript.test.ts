@@ -9,26 +9,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../src/activities';
 import type { RunToolResult } from '../src/activities/types';
-import { createModelClient } from '../src/model/client';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
-import { createBuiltinRegistry } from '../src/tools/registry';
+import { activitiesOn, type TestActivities } from './helpers/activitiesOn';
 
 describe('search_transcript and read_output', () => {
   let dir: string;
   let store: SqliteTranscriptStore;
-  let activities: ReturnType<typeof createActivities>;
+  let activities: TestActivities;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentd-search-'));
     store = new SqliteTranscriptStore(join(dir, 'transcripts.db'));
-    activities = createActivities({
-      store,
-      // No model call happens here; the client only has to exist.
-      model: createModelClient({ baseURL: 'http://127.0.0.1:9/v1' }),
-      tools: createBuiltinRegistry(),
-      workspaceRoot: join(dir, 'workspaces'),
-    });
+    // No model call happens here; the client only has to exist.
+    activities = activitiesOn(store, dir, 'http://127.0.0.1:9/v1');
     await store.put('s', 0, { role: 'system', content: 'You are careful.' });
     await store.put('s', 1, { role: 'user', content: 'Port the parser.' });
     await store.put('s', 2, { role: 'user', content: 'CONSTRAINT: the release is code-named Osprey; never edit vendor/.' });

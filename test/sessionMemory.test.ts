@@ -10,14 +10,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { countTokens } from 'gpt-tokenizer';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../src/activities';
 import { buildSessionMemory } from '../src/activities/sessionMemory';
 import type { SummarizeResult } from '../src/activities/types';
 import { isMemoryMessage } from '../src/model/memoryFormat';
-import { createModelClient } from '../src/model/client';
 import { startSimulator } from '../src/simulator/server';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
-import { createBuiltinRegistry } from '../src/tools/registry';
+import { activitiesOn } from './helpers/activitiesOn';
 
 describe('session memory', () => {
   let dir: string;
@@ -98,12 +96,7 @@ describe('session memory', () => {
     const last = await session('mem-4');
     const simulator = await startSimulator();
     try {
-      const activities = createActivities({
-        store,
-        model: createModelClient({ baseURL: simulator.baseURL }),
-        tools: createBuiltinRegistry(),
-        workspaceRoot: join(dir, 'workspaces'),
-      });
+      const activities = activitiesOn(store, dir, simulator.baseURL);
       const input = {
         sessionId: 'mem-4', seq: last + 1, pinned: [[0, 1]] as Array<[number, number]>, region: [[2, last - 2]] as Array<[number, number]>,
         covers: [[2, last - 2]] as Array<[number, number]>, model: 'agentd-sim', budgetTokens: 2000, contextWindow: 32_768,

@@ -10,15 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../src/activities';
 import type { SummarizeResult } from '../src/activities/types';
-import { createModelClient } from '../src/model/client';
 import { countMessageTokens } from '../src/model/tokens';
 import type { MessageMeasure } from '../src/policy/ledger';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { totalRejected } from '../src/simulator/stats';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
-import { createBuiltinRegistry } from '../src/tools/registry';
+import { activitiesOn, type TestActivities } from './helpers/activitiesOn';
 
 const WINDOW = 16_384;
 
@@ -26,17 +24,12 @@ describe('views of steps too big for a request', () => {
   let dir: string;
   let store: SqliteTranscriptStore;
   let simulator: RunningSimulator;
-  let activities: ReturnType<typeof createActivities>;
+  let activities: TestActivities;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'agentd-views-'));
     store = new SqliteTranscriptStore(join(dir, 'transcripts.db'));
     simulator = await startSimulator({ contextWindow: WINDOW });
-    activities = createActivities({
-      store,
-      model: createModelClient({ baseURL: simulator.baseURL }),
-      tools: createBuiltinRegistry(),
-      workspaceRoot: join(dir, 'workspaces'),
-    });
+    activities = activitiesOn(store, dir, simulator.baseURL);
   });
   after(async () => {
     await simulator.stop();
