@@ -19,13 +19,15 @@ let workspace: string;
 let outside: string;
 
 beforeEach(async () => {
-  workspace = await mkdtemp(path.join(os.tmpdir(), 'agentd-ws-'));
+  // In a folder of its own, so what an escape would write beside it cannot already be there.
+  workspace = path.join(await mkdtemp(path.join(os.tmpdir(), 'agentd-ws-')), 'workspace');
+  await mkdir(workspace);
   outside = await mkdtemp(path.join(os.tmpdir(), 'agentd-outside-'));
   await writeFile(path.join(outside, 'secret.txt'), 'top secret');
 });
 
 afterEach(async () => {
-  await rm(workspace, { recursive: true, force: true });
+  await rm(path.dirname(workspace), { recursive: true, force: true });
   await rm(outside, { recursive: true, force: true });
 });
 
