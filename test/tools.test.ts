@@ -305,10 +305,8 @@ describe('workspace confinement', () => {
     const dir = await ensureWorkspace(workspace, 'session-1');
     assert.equal(dir, path.join(workspace, 'session-1'));
     assert.equal(existsSync(dir), true);
-    for (const bad of ['', '.', '..', 'a/b', '../evil', 'a\\b']) {
-      await assert.rejects(ensureWorkspace(workspace, bad), (err: Error) =>
-        err.message.startsWith(`invalid sessionId ${JSON.stringify(bad)}`),
-      );
+    for (const bad of ['', '.', '..', 'a/b', '../evil', 'a\\b', 'x'.repeat(300)]) {
+      await assert.rejects(ensureWorkspace(workspace, bad), (err: Error) => err.message.startsWith('invalid sessionId: '), bad);
     }
   });
 });

@@ -2,7 +2,7 @@
  * Starting and steering sessions from code: input resolved and validated before anything is sent,
  * then the workflow started under the public names of `session/definitions`.
  */
-import { Client, ServiceError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { agentdDataConverter } from '../codec/dataConverter';
 import type { EncryptionKeys } from '../codec/encryptionKeys';
@@ -11,8 +11,9 @@ import { resolveConnectionSettings, type ConnectionSettings } from '../connectio
 import { knownContextWindow } from '../model/knownModels';
 import { knownPrice, type PriceOverrides } from '../model/prices';
 import type { ApproveRequest } from '../policy/budget';
-import { approveUpdate, messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
+import { approveUpdate, messageSignal, REPLACE_CLOSED_MEMO, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
 import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from '../session/input';
+import { sessionIdProblem } from '../session/sessionId';
 import type { ApproveResult, SessionResult, SessionState } from '../session/state';
 
 /** A draft whose window may be left out when the model's window is known. */
@@ -63,13 +64,33 @@ export class SessionClient {
     private readonly prices: PriceOverrides = {},
   ) {}
 
-  async start(request: SessionRequest, options: { sessionId?: string } = {}): Promise<WorkflowHandle> {
+  /**
+   * Starts a session under a new id. An id already used is refused with a SessionIdTakenError, whether that
+   * session runs or has closed; `replaceClosed` takes over the id of a closed one (its transcript is archived
+   * in the store as `<id>@<its first run>`). A running session is never replaced.
+   */
+  async start(request: SessionRequest, options: StartOptions = {}): Promise<WorkflowHandle> {
+    const sessionId = options.sessionId ?? newSessionId();
+    const problem = sessionIdProblem(sessionId);
+    if (problem !== undefined) throw new SessionInputError(`invalid session input: sessionId: ${problem}`);
     const input = resolveSessionInput(request, this.prices);
-    return this.client.workflow.start(WORKFLOW_TYPE, {
-      taskQueue: TASK_QUEUE,
-      workflowId: options.sessionId ?? newSessionId(),
-      args: [input],
-    });
+    try {
+      return await this.client.workflow.start(WORKFLOW_TYPE, {
+        taskQueue: TASK_QUEUE,
+        workflowId: sessionId,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: options.replaceClosed ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+        ...(options.replaceClosed ? { memo: { [REPLACE_CLOSED_MEMO]: true } } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      const running = await this.handle(sessionId)
+        .describe()
+        .then((description) => description.status.name === 'RUNNING')
+        .catch(() => false);
+      throw new SessionIdTakenError(sessionId, running, { cause: error });
+    }
   }
 
   handle(sessionId: string): WorkflowHandle {
@@ -112,6 +133,30 @@ export class SessionClient {
 
   result(sessionId: string): Promise<SessionResult> {
     return this.handle(sessionId).result() as Promise<SessionResult>;
+  }
+}
+
+export interface StartOptions {
+  /** The id to start under; default `agent-<random>`. Rules: `session/sessionId.ts` (README, Session ids). */
+  sessionId?: string;
+  /** Take over the id of a closed session (never a running one); without it a used id is refused. */
+  replaceClosed?: boolean;
+}
+
+/** The id asked for belongs to another session: bad input (exit 2), nothing was started. */
+export class SessionIdTakenError extends SessionInputError {
+  constructor(
+    readonly sessionId: string,
+    readonly running: boolean,
+    options: { cause: unknown },
+  ) {
+    super(
+      running
+        ? `session id ${sessionId} is in use by a running session; choose another --id (a running session is never replaced)`
+        : `session id ${sessionId} was already used by a session that has ended; choose another --id, ` +
+            'or pass --replace-closed to start a new session under it (the old transcript is kept as <id>@<run>)',
+      options,
+    );
   }
 }
 

@@ -39,6 +39,16 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (session_id, seq)
       );`,
   },
+  {
+    version: 2,
+    name: 'session runs',
+    sql: `
+      CREATE TABLE session_runs (
+        session_id   TEXT PRIMARY KEY,
+        first_run_id TEXT NOT NULL,
+        claimed_at   TIMESTAMPTZ NOT NULL
+      );`,
+  },
 ];
 
 /** Any fixed 64-bit number; it only has to be the same in every agentd process. */

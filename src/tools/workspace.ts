@@ -2,6 +2,7 @@
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { asToolInputError } from './fsErrors';
+import { sessionIdProblem } from '../session/sessionId';
 import { SANDBOX_WORKSPACE } from './sandbox';
 import { ToolInputError } from './tool';
 
@@ -40,9 +41,8 @@ export async function resolveInWorkspace(workspace: string, requestedPath: strin
  * The session id becomes one folder name, so separators and dot names are refused rather than sanitised.
  */
 export async function ensureWorkspace(root: string, sessionId: string): Promise<string> {
-  if (sessionId === '' || sessionId === '.' || sessionId === '..' || /[/\\\0]/.test(sessionId)) {
-    throw new Error(`invalid sessionId ${JSON.stringify(sessionId)}: it must be a single folder name`);
-  }
+  const problem = sessionIdProblem(sessionId);
+  if (problem !== undefined) throw new Error(`invalid sessionId: ${problem}`);
   const dir = path.resolve(root, sessionId);
   await mkdir(dir, { recursive: true });
   return dir;

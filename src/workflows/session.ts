@@ -3,13 +3,13 @@
  * step that calls the model and runs tools. Runs in the workflow sandbox; I/O happens in activities.
  */
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
-import { ActivityFailureType, type CallModelResult, type SummarizeInput } from '../activities/types';
+import { ActivityFailureType, type CallModelResult, type StoreMessagesInput, type SummarizeInput } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
 import { ApproveRequestSchema, BudgetGuard, type ApproveRequest } from '../policy/budget';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
 import { toSeqRuns } from '../policy/seqRuns';
 import { resolveCompactionSettings } from '../policy/settings';
-import { MessageSignalSchema } from '../session/definitions';
+import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import {
   SessionOutcome,
@@ -246,12 +246,16 @@ export class AgentSession {
 
   /** Stores the pinned system prompt and the task, opening turn 1. */
   async open(): Promise<void> {
+    const info = workflowInfo();
+    // The first store claims the id's rows for this run: a reused id must never replay another session's transcript.
+    const claim = { firstRunId: info.firstExecutionRunId, replace: info.memo?.[REPLACE_CLOSED_MEMO] === true };
     await this.append(
       [
         { role: 'system', content: this.input.systemPrompt },
         { role: 'user', content: this.input.task },
       ],
       { turn: 0, pinned: true },
+      claim,
     );
     // The system prompt belongs to no turn; the task opens turn 1.
     const task = this.ledger[1];
@@ -480,10 +484,15 @@ export class AgentSession {
     return { turn: this.turn, step: this.step };
   }
 
-  private async append(messages: ChatMessage[], where: { turn: number; step?: number; pinned?: boolean }): Promise<void> {
+  private async append(
+    messages: ChatMessage[],
+    where: { turn: number; step?: number; pinned?: boolean },
+    claim?: StoreMessagesInput['claim'],
+  ): Promise<void> {
     const measures = await this.activities.storeMessages({
       sessionId: this.sessionId,
       messages: messages.map((message) => ({ seq: this.allocateSeq(), message })),
+      ...(claim === undefined ? {} : { claim }),
     });
     for (const measure of measures) {
       this.ledger.push({ ...measure, turn: where.turn, step: where.step ?? 0, ...(where.pinned ? { pinned: true } : {}) });
