@@ -73,4 +73,31 @@ describe('hostile input in real sessions', skipWithoutBubblewrap(sandbox), () =>
     }
     console.log(`pipes: 5 hostile sessions refused ${5 * 4} pipe opens; the innocent session finished in ${innocentResult.steps} steps`);
   });
+
+  it('symlink errors reveal nothing about the host: existing, missing and /proc targets read the same', { timeout: 3 * MINUTE }, async () => {
+    const links = ['bashrc', 'missing', 'cwd', 'environ', 'fd26'];
+    const attempts = [
+      ['run_command', { command: 'ln -s /root/.bashrc bashrc && ln -s /root/no-such-file missing && ln -s /proc/self/cwd cwd && ' +
+        'ln -s /proc/self/environ environ && ln -s /proc/self/fd/26 fd26 && echo linked' }],
+      ...links.map((name) => ['read_file', { path: name }] as const),
+      ['write_file', { path: 'missing', content: 'planted' }],
+      ['list_files', { path: 'cwd' }],
+    ] as const;
+    const handle = await stack.sessions.start({
+      task: `Probe the host. [sim steps=${attempts.length + 4}]\n${scripted(attempts)}`,
+      model: 'agentd-sim',
+    });
+    const result = await stack.sessions.result(handle.workflowId);
+    assert.equal(result.outcome, 'finished');
+    const outputs = toolResults(await stack.store.list(handle.workflowId));
+    assert.match(outputs[0]?.output ?? '', /^linked\nexit code: 0$/);
+    const refusal = (name: string) =>
+      `error: path "${name}" leads through a symlink outside the workspace or to nothing; file tools follow symlinks only to existing files and folders inside it`;
+    const probed = [...links, 'missing', 'cwd'];
+    probed.forEach((name, index) => assert.equal(outputs[index + 1]?.output, refusal(name), `probe ${index + 1}`));
+    const everything = outputs.map((entry) => entry.output).join('\n');
+    for (const hostDetail of [stack.dir, stack.workspaceRoot, stack.storeFile, `/proc/${worker.pid}`, '/root', 'does not exist']) {
+      assert.ok(!everything.includes(hostDetail), `a result names ${hostDetail}`);
+    }
+  });
 });

@@ -297,8 +297,35 @@ describe('workspace confinement', () => {
   test('a dangling symlink pointing outside cannot be written through', async () => {
     await symlink(path.join(outside, 'not-yet'), path.join(workspace, 'dangling'));
     const out = await call('write_file', { path: 'dangling', content: 'x' });
-    assert.match(out.output, /^error: path "dangling" leads through a symlink whose target does not exist/);
+    assert.match(out.output, /^error: path "dangling" leads through a symlink outside the workspace or to nothing; /);
     assert.equal(existsSync(path.join(outside, 'not-yet')), false);
+  });
+
+  test('errors are no oracle for the host: links to existing, missing and /proc targets read the same', async () => {
+    const targets = {
+      bashrc: '/root/.bashrc',
+      missing: path.join(outside, 'does-not-exist'),
+      missingDeep: '/nonexistent-agentd/x/y',
+      cwd: '/proc/self/cwd',
+      environ: '/proc/self/environ',
+      fd: '/proc/self/fd/0',
+      secret: path.join(outside, 'secret.txt'),
+    };
+    for (const [name, target] of Object.entries(targets)) await symlink(target, path.join(workspace, name));
+    for (const tool of ['read_file', 'write_file', 'list_files'] as const) {
+      for (const name of Object.keys(targets)) {
+        const out = (await call(tool, { path: name, content: 'x' })).output;
+        const expected = `error: path "${name}" leads through a symlink outside the workspace or to nothing; ` +
+          'file tools follow symlinks only to existing files and folders inside it';
+        assert.equal(out, expected, `${tool} ${name}`);
+      }
+    }
+    // Through a linked folder, too: nothing after the link's name says what lies beyond it.
+    await symlink('/proc/self', path.join(workspace, 'self'));
+    for (const below of ['self/cwd', 'self/environ', 'self/fd/3', 'self/nope']) {
+      assert.match((await call('read_file', { path: below })).output, /^error: path "self\/[a-z0-9/]+" leads through a symlink outside the workspace or to nothing; /);
+    }
+    assert.equal(existsSync(targets.missing), false);
   });
 
   test('ensureWorkspace creates the session folder and refuses ids that are not one folder name', async () => {
