@@ -18,8 +18,9 @@ export function createCutToolResults({ store }: ActivityDeps) {
         continue;
       }
       const [source] = await store.getMany(input.sessionId, [request.sourceSeq]);
-      if (source?.message.role !== 'tool') {
-        throw new Error(`session ${input.sessionId}: seq ${request.sourceSeq} is not a tool result and cannot be cut`);
+      // User text too: an oversized task or message is shown as a view as well (issue 17).
+      if (source?.message.role !== 'tool' && source?.message.role !== 'user') {
+        throw new Error(`session ${input.sessionId}: seq ${request.sourceSeq} is not a tool result or user message and cannot be cut`);
       }
       const view = { ...source.message, content: headAndTail(source.message.content, request) };
       measures.push(measureOf(await store.put(input.sessionId, request.viewSeq, view, { kind: 'view', replaces: request.sourceSeq })));

@@ -33,10 +33,10 @@ export function createRunTool(deps: ActivityDeps) {
           timeoutMs: input.timeoutSeconds * 1000,
           outputCapChars: input.outputCapChars,
           transcript: {
-            // Originals of this session's tool outputs only: a view's marker names them by seq.
+            // Originals of this session's tool outputs and user messages only: a view's marker names them by seq.
             readOutput: async (seq) => {
               const row = await store.get(input.sessionId, seq);
-              return row?.message.role === 'tool' ? row.message.content : undefined;
+              return row?.message.role === 'tool' || row?.message.role === 'user' ? row.message.content : undefined;
             },
           },
         });

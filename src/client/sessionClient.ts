@@ -13,6 +13,7 @@ import { knownPrice, type PriceOverrides } from '../model/prices';
 import type { ApproveRequest } from '../policy/budget';
 import { approveUpdate, messageSignal, REPLACE_CLOSED_MEMO, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
 import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from '../session/input';
+import { DEFAULT_MAX_USER_TEXT_BYTES, userTextProblem } from '../session/limits';
 import { sessionIdProblem } from '../session/sessionId';
 import type { ApproveResult, SessionResult, SessionState } from '../session/state';
 
@@ -59,10 +60,18 @@ export async function connectClient(target: ClientSettings | string, namespace =
 
 export class SessionClient {
   /** `prices` come before gpt-tokenizer's table (the CLI passes `AGENTD_PRICES`). */
+  /** `maxUserTextBytes`: the largest task or message sent (the CLI passes `AGENTD_MAX_USER_TEXT_BYTES`). */
   constructor(
     private readonly client: Client,
     private readonly prices: PriceOverrides = {},
+    private readonly limits: { maxUserTextBytes?: number } = {},
   ) {}
+
+  /** Refuses user text over the limit, naming the field; nothing is sent. */
+  private checkUserText(field: string, text: string): void {
+    const problem = userTextProblem(text, this.limits.maxUserTextBytes ?? DEFAULT_MAX_USER_TEXT_BYTES);
+    if (problem !== undefined) throw new SessionInputError(`invalid session input: ${field}: ${problem}`);
+  }
 
   /**
    * Starts a session under a new id. An id already used is refused with a SessionIdTakenError, whether that
@@ -73,6 +82,7 @@ export class SessionClient {
     const sessionId = options.sessionId ?? newSessionId();
     const problem = sessionIdProblem(sessionId);
     if (problem !== undefined) throw new SessionInputError(`invalid session input: sessionId: ${problem}`);
+    this.checkUserText('task', request.task);
     const input = resolveSessionInput(request, this.prices);
     try {
       return await this.client.workflow.start(WORKFLOW_TYPE, {
@@ -122,8 +132,10 @@ export class SessionClient {
     }
   }
 
-  send(sessionId: string, text: string): Promise<void> {
-    return this.handle(sessionId).signal(messageSignal, { text });
+  /** Signal `message`; text over the size limit is refused (SessionInputError naming `message.text`). */
+  async send(sessionId: string, text: string): Promise<void> {
+    this.checkUserText('message.text', text);
+    await this.handle(sessionId).signal(messageSignal, { text });
   }
 
   /** Lets a session paused by a budget guard go on with the raised limits (update `approve`). */

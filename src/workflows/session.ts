@@ -7,6 +7,7 @@ import { ActivityFailureType, type CallModelResult, type StoreMessagesInput, typ
 import type { ChatMessage } from '../model/messages';
 import { ApproveRequestSchema, BudgetGuard, type ApproveRequest } from '../policy/budget';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
+import { isOversized } from '../policy/oversize';
 import { toSeqRuns } from '../policy/seqRuns';
 import { resolveCompactionSettings } from '../policy/settings';
 import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
@@ -56,6 +57,9 @@ const BUDGET_PAUSE_PATCH = 'budget-guards-pause';
 
 /** Marks histories whose last `compactNow` is served before the session ends; older ones left it open. */
 const SERVE_COMPACT_NOW_AT_END_PATCH = 'serve-compact-now-at-end';
+
+/** Marks histories where an oversized task or user message enters the context as a head-and-tail view. */
+const USER_TEXT_VIEW_PATCH = 'oversized-user-text-views';
 
 const TOOL_CALLS_SHOWN = 10;
 const WARNINGS_KEPT = 20;
@@ -494,8 +498,13 @@ export class AgentSession {
       messages: messages.map((message) => ({ seq: this.allocateSeq(), message })),
       ...(claim === undefined ? {} : { claim }),
     });
-    for (const measure of measures) {
-      this.ledger.push({ ...measure, turn: where.turn, step: where.step ?? 0, ...(where.pinned ? { pinned: true } : {}) });
+    for (const [index, measure] of measures.entries()) {
+      const entry: LedgerEntry = { ...measure, turn: where.turn, step: where.step ?? 0, ...(where.pinned ? { pinned: true } : {}) };
+      // A task or message too big for the window (a stock-CLI start, a raw signal) is kept whole in the store
+      // and shown as a view that read_output pages, like an oversized tool result; else it would end the session.
+      // The patch is asked only for such text, so ordinary histories carry no marker for it.
+      const oversizedUser = messages[index]?.role === 'user' && this.oversized(entry);
+      this.ledger.push(oversizedUser && patched(USER_TEXT_VIEW_PATCH) ? await this.compaction.viewIfOversized(entry) : entry);
     }
   }
 
@@ -505,6 +514,11 @@ export class AgentSession {
 
   private entryOf(measure: MessageMeasure): LedgerEntry {
     return { ...measure, turn: this.turn, step: this.step };
+  }
+
+  private oversized(entry: LedgerEntry): boolean {
+    const settings = resolveCompactionSettings(this.input.contextWindow, this.input.compaction);
+    return settings.enabled && isOversized(entry, settings, settings.contextWindow);
   }
 
   private allocateSeq(): number {

@@ -83,7 +83,7 @@ export const startCommand: Command = {
       ...defined('workspaceFailoverSeconds', positiveInt('workspace-failover', values['workspace-failover'])),
       ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
-    const sessions = new SessionClient(await connectClient(config), config.prices);
+    const sessions = new SessionClient(await connectClient(config), config.prices, { maxUserTextBytes: config.maxUserTextBytes });
     const handle = await sessions.start(request, {
       ...(values.id !== undefined ? { sessionId: values.id } : {}),
       ...(values['replace-closed'] ? { replaceClosed: true } : {}),

@@ -11,7 +11,7 @@ const ReadOutputInput = z.object({
 export const readOutputTool: Tool<typeof ReadOutputInput> = {
   name: 'read_output',
   description:
-    'Read the full original of an earlier tool output by its seq. Long tool outputs are shown in the conversation ' +
+    'Read the full original of an earlier tool output (or of a long user message) by its seq. Long ones are shown in the conversation ' +
     'cut to their head and tail; this returns the original in windows, ending with a note giving the offset to ' +
     'continue from when more remains.',
   input: ReadOutputInput,
