@@ -1,6 +1,7 @@
 /** Prints a session's progress as it runs, by polling the `state` query, until its result arrives. */
 import type { SessionClient } from '../client/sessionClient';
 import type { SessionResult, SessionState } from '../session/state';
+import { printable } from './printable';
 import { renderNotice, renderToolCall } from './render';
 
 export async function followSession(
@@ -18,7 +19,7 @@ export async function followSession(
   let lastStatus: string | undefined;
   const report = (state: SessionState) => {
     if (state.status !== lastStatus) {
-      print(`[${sessionId}] ${state.status}`);
+      print(printable(`[${sessionId}] ${state.status}`));
       lastStatus = state.status;
     }
     for (const call of state.lastToolCalls) {

@@ -1,5 +1,6 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
 import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
+import { printable } from './printable';
 import { renderSpend } from './renderWatch';
 
 export function kTokens(tokens: number): string {
@@ -35,25 +36,26 @@ export function renderState(state: SessionState): string {
   for (const notice of state.compaction.notices.slice(-5)) lines.push(`  ${renderNotice(notice)}`);
   for (const warning of state.warnings) lines.push(`warning   ${warning}`);
   if (state.answer) lines.push(`answer    ${state.answer}`);
-  return lines.join('\n');
+  // Answers, warnings and tool names come from the model, tools and users: shown, never obeyed by the terminal.
+  return printable(lines.join('\n'));
 }
 
 export function renderToolCall(call: ToolCallRecord): string {
-  return `step ${String(call.step).padStart(3)}  ${call.name}${call.isError ? '  (error)' : ''}  → seq ${call.seq}`;
+  return printable(`step ${String(call.step).padStart(3)}  ${call.name}${call.isError ? '  (error)' : ''}  → seq ${call.seq}`);
 }
 
 export function renderResult(result: SessionResult): string {
-  return [
+  return printable([
     `session ${result.sessionId} ${result.outcome} after ${result.turns} turn(s), ${result.steps} steps, ` +
       `${result.usage.modelCalls} model calls (${kTokens(result.usage.promptTokens)} prompt tokens)`,
     `answer: ${result.answer}`,
-  ].join('\n');
+  ].join('\n'));
 }
 
 /** `context compacted: 182k → 41k (summary)`, or what failed. */
 export function renderNotice(notice: CompactionNotice): string {
   const where = `step ${notice.step}, ${notice.reason}`;
-  if (notice.failed) return `compaction failed (${notice.strategy}, ${where}): ${notice.failed}`;
+  if (notice.failed) return printable(`compaction failed (${notice.strategy}, ${where}): ${notice.failed}`);
   const verb = notice.strategy === 'truncate' ? 'context truncated' : 'context compacted';
   return `${verb}: ${kTokens(notice.tokensBefore)} → ${kTokens(notice.tokensAfter)} (${notice.strategy}, ${where})`;
 }
