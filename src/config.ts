@@ -10,6 +10,7 @@ import { resolveConnectionSettings, type ConnectionSettings } from './connection
 import { SIMULATOR_MODEL } from './model/knownModels';
 import { type CommandLimits, DEFAULT_COMMAND_LIMITS } from './tools/sandbox';
 import { PriceOverridesSchema, type PriceOverrides } from './model/prices';
+import { DEFAULT_MAX_USER_TEXT_BYTES, MAX_USER_TEXT_BYTES_CEILING } from './session/limits';
 import { parseStoreSetting, type StoreSetting } from './store/storeSetting';
 
 export interface AgentdConfig {
@@ -41,6 +42,8 @@ export interface AgentdConfig {
   shutdownGraceSeconds: number;
   /** Prices per model from `AGENTD_PRICES` (JSON), ahead of gpt-tokenizer's table. */
   prices: PriceOverrides;
+  /** Largest task or message the client sends, in UTF-8 bytes (`AGENTD_MAX_USER_TEXT_BYTES`). @default 262144 */
+  maxUserTextBytes: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -66,7 +69,18 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     },
     shutdownGraceSeconds: shutdownGraceSeconds(env.AGENTD_SHUTDOWN_GRACE_SECONDS),
     prices: readPrices(env.AGENTD_PRICES),
+    maxUserTextBytes: readMaxUserTextBytes(env.AGENTD_MAX_USER_TEXT_BYTES),
   };
+}
+
+function readMaxUserTextBytes(value: string | undefined): number {
+  if (value === undefined || value === '') return DEFAULT_MAX_USER_TEXT_BYTES;
+  const bytes = Number(value);
+  // Past 1.5 MiB a message no longer fits one Temporal payload (2 MiB) beside the activity input that stores it.
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > MAX_USER_TEXT_BYTES_CEILING) {
+    throw new ConfigError(`AGENTD_MAX_USER_TEXT_BYTES: expected a whole number of bytes from 1 to ${MAX_USER_TEXT_BYTES_CEILING}, got '${value}'`);
+  }
+  return bytes;
 }
 
 /** A host id becomes part of a task queue name, so it is kept to a safe alphabet. */

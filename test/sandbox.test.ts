@@ -80,12 +80,12 @@ describe('file tools refuse paths outside the workspace', skipWithoutBubblewrap(
     });
     assert.match(planted.output, /^planted\nexit code: 0$/);
     for (const target of ['passwd-link', 'secret-link', 'out-dir/secret.txt']) {
-      assert.match((await call('read_file', { path: target })).output, /^error: path .* leads through a symlink to .*, outside the workspace$/);
+      assert.match((await call('read_file', { path: target })).output, /^error: path .* leads through a symlink outside the workspace or to nothing; /);
     }
     for (const target of ['secret-link', 'out-dir/secret.txt', 'out-dir/new.txt', 'out-dir/sub/new.txt']) {
       assert.match(
         (await call('write_file', { path: target, content: 'pwned' })).output,
-        /^error: path .* leads through a symlink to .*, outside the workspace$/,
+        /^error: path .* leads through a symlink outside the workspace or to nothing; /,
       );
     }
     assert.equal(await readFile(path.join(outside, 'secret.txt'), 'utf8'), 'top secret');
@@ -97,7 +97,7 @@ describe('file tools refuse paths outside the workspace', skipWithoutBubblewrap(
     await symlink(outside, path.join(workspace, 'host-link'));
     await mkdir(path.join(workspace, 'real'));
     await symlink('real', path.join(workspace, 'inner-link'));
-    assert.match((await call('read_file', { path: 'host-link/secret.txt' })).output, /outside the workspace$/);
+    assert.match((await call('read_file', { path: 'host-link/secret.txt' })).output, / leads through a symlink outside the workspace or to nothing; /);
     assert.match((await call('write_file', { path: 'inner-link/a.txt', content: 'in' })).output, /^wrote 2 bytes/);
     assert.equal(await readFile(path.join(workspace, 'real', 'a.txt'), 'utf8'), 'in');
   });

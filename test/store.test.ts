@@ -174,6 +174,27 @@ for (const backend of BACKENDS) {
       assert.deepEqual((await store.search(sessionId, 'exit: code"', { limit: 1 })).map((hit) => hit.seq), [3], 'query syntax is taken as words');
     });
 
+    it('claims a session id for one run: its own claim again is fine, another run is refused or, asked to, archives the old rows', async () => {
+      assert.deepEqual(await store.claimSession('claimed', 'run-a', { replace: false }), { kind: 'claimed' });
+      await store.put('claimed', 0, { role: 'user', content: 'first owner, codename heron' });
+      await store.markStarted('claimed', 0);
+      assert.deepEqual(await store.claimSession('claimed', 'run-a', { replace: false }), { kind: 'claimed' }, 'a retried claim');
+      assert.deepEqual(await store.claimSession('claimed', 'run-b', { replace: false }), { kind: 'taken', byRunId: 'run-a' });
+      assert.equal((await store.list('claimed')).length, 1, 'a refused claim changes nothing');
+
+      assert.deepEqual(await store.claimSession('claimed', 'run-b', { replace: true }), { kind: 'replaced', archivedAs: 'claimed@run-a' });
+      assert.deepEqual(await store.list('claimed'), []);
+      assert.equal((await store.get('claimed@run-a', 0))?.message.content, 'first owner, codename heron');
+      assert.deepEqual(await store.search('claimed', 'heron'), [], "the new run's search finds none of the old run's words");
+      assert.deepEqual((await store.search('claimed@run-a', 'heron')).map((hit) => hit.seq), [0], 'the archive keeps its index');
+      assert.equal(await store.markStarted('claimed', 0), true, 'the new run starts with no started markers');
+      assert.deepEqual(await store.claimSession('claimed', 'run-b', { replace: true }), { kind: 'claimed' }, 'a retried replacement');
+
+      // Rows from before claims existed have no owner; they are another run's all the same.
+      await store.put('unowned', 0, { role: 'user', content: 'legacy' });
+      assert.deepEqual(await store.claimSession('unowned', 'run-c', { replace: false }), { kind: 'taken' });
+    });
+
     it('is shared by a second connection (worker and CLI)', async () => {
       const reader = await openStore(setting);
       try {

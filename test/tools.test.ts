@@ -1,11 +1,15 @@
 /** Tests for the built-in tools: workspace confinement, file round trips, run_command limits, call validation. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { constants as fsConstants, existsSync, readFileSync } from 'node:fs';
+import { open as openFile } from 'node:fs/promises';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { capOutput } from '../src/tools/capOutput';
+import { withinDeadline } from '../src/tools/deadline';
 import { LIST_ENTRY_CAP } from '../src/tools/builtin/listFiles';
 import { OutputCollector } from '../src/tools/outputCollector';
 import { createBuiltinRegistry, ToolRegistry } from '../src/tools/registry';
@@ -118,6 +122,67 @@ describe('file tools', () => {
     assert.equal(lines.length, LIST_ENTRY_CAP + 1);
     assert.match(lines.at(-1) ?? '', /stopped after \d+ entries/);
     assert.match((await call('list_files', { path: 'many/f1' })).output, /^error: .*is a file, not a folder/);
+  });
+});
+
+describe('file tools on pipes and other special files', () => {
+  function mkfifo(name: string): string {
+    const file = path.join(workspace, name);
+    execFileSync('mkfifo', [file]);
+    return file;
+  }
+
+  test('read_file, write_file and list_files refuse a named pipe at once, without opening it blocking', async () => {
+    mkfifo('p');
+    assert.equal((await call('read_file', { path: 'p' })).output, 'error: path "p" is a named pipe (FIFO); file tools read and write only regular files');
+    assert.equal((await call('write_file', { path: 'p', content: 'x' })).output, 'error: path "p" is a named pipe (FIFO); file tools read and write only regular files');
+    assert.match((await call('list_files', { path: 'p' })).output, /^error: path "p" is a named pipe \(FIFO\)/);
+    assert.equal((await call('list_files', {})).output, 'p (not a regular file)');
+  });
+
+  test('a write onto a pipe someone reads is refused after the open, and nothing reaches the reader', async () => {
+    const fifo = mkfifo('p');
+    // The reader end, opened non-blocking as the tool does; with it open, open(2) for writing succeeds.
+    const reader = await openFile(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    try {
+      const out = await call('write_file', { path: 'p', content: 'leaked' });
+      assert.match(out.output, /^error: path "p" is a named pipe \(FIFO\)/);
+      const buffer = Buffer.alloc(16);
+      const read = await reader.read(buffer, 0, 16, null).catch((error: NodeJS.ErrnoException) => error.code);
+      assert.ok(read === 'EAGAIN' || (typeof read === 'object' && read.bytesRead === 0), `reader got ${JSON.stringify(read)}`);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  test('twelve reads of pipes leave the threadpool free: a regular read after them still answers', async () => {
+    for (let i = 0; i < 12; i++) mkfifo(`p${i}`);
+    await writeFile(path.join(workspace, 'ok.txt'), 'fine');
+    // Before the fix each of these held one of libuv's 4 threads in open(2) forever, and the last read hung.
+    const refusals = await Promise.all(Array.from({ length: 12 }, (_, i) => call('read_file', { path: `p${i}` })));
+    assert.ok(refusals.every((out) => out.output.startsWith('error: ')), JSON.stringify(refusals));
+    assert.equal((await call('read_file', { path: 'ok.txt' })).output, 'fine');
+  });
+
+  test('a unix socket is refused by its kind, and list_files marks it', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path.join(workspace, 'sock'), resolve));
+    try {
+      assert.equal((await call('read_file', { path: 'sock' })).output, 'error: path "sock" is a socket; file tools read and write only regular files');
+      assert.equal((await call('write_file', { path: 'sock', content: 'x' })).output, 'error: path "sock" is a socket; file tools read and write only regular files');
+      assert.equal((await call('list_files', {})).output, 'sock (not a regular file)');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('withinDeadline answers by the time limit, and on abort, even if the work never settles', async () => {
+    const never = () => new Promise<never>(() => {});
+    await assert.rejects(withinDeadline(ctx({ timeoutMs: 50 }), 'read_file "x"', never), /read_file "x" did not finish within 0.05s/);
+    const controller = new AbortController();
+    const pending = withinDeadline(ctx({ signal: controller.signal }), 'read_file "x"', never);
+    controller.abort(new Error('cancelled by the test'));
+    await assert.rejects(pending, /cancelled by the test/);
   });
 });
 
@@ -237,18 +302,43 @@ describe('workspace confinement', () => {
   test('a dangling symlink pointing outside cannot be written through', async () => {
     await symlink(path.join(outside, 'not-yet'), path.join(workspace, 'dangling'));
     const out = await call('write_file', { path: 'dangling', content: 'x' });
-    assert.match(out.output, /^error: path "dangling" leads through a symlink whose target does not exist/);
+    assert.match(out.output, /^error: path "dangling" leads through a symlink outside the workspace or to nothing; /);
     assert.equal(existsSync(path.join(outside, 'not-yet')), false);
+  });
+
+  test('errors are no oracle for the host: links to existing, missing and /proc targets read the same', async () => {
+    const targets = {
+      bashrc: '/root/.bashrc',
+      missing: path.join(outside, 'does-not-exist'),
+      missingDeep: '/nonexistent-agentd/x/y',
+      cwd: '/proc/self/cwd',
+      environ: '/proc/self/environ',
+      fd: '/proc/self/fd/0',
+      secret: path.join(outside, 'secret.txt'),
+    };
+    for (const [name, target] of Object.entries(targets)) await symlink(target, path.join(workspace, name));
+    for (const tool of ['read_file', 'write_file', 'list_files'] as const) {
+      for (const name of Object.keys(targets)) {
+        const out = (await call(tool, { path: name, content: 'x' })).output;
+        const expected = `error: path "${name}" leads through a symlink outside the workspace or to nothing; ` +
+          'file tools follow symlinks only to existing files and folders inside it';
+        assert.equal(out, expected, `${tool} ${name}`);
+      }
+    }
+    // Through a linked folder, too: nothing after the link's name says what lies beyond it.
+    await symlink('/proc/self', path.join(workspace, 'self'));
+    for (const below of ['self/cwd', 'self/environ', 'self/fd/3', 'self/nope']) {
+      assert.match((await call('read_file', { path: below })).output, /^error: path "self\/[a-z0-9/]+" leads through a symlink outside the workspace or to nothing; /);
+    }
+    assert.equal(existsSync(targets.missing), false);
   });
 
   test('ensureWorkspace creates the session folder and refuses ids that are not one folder name', async () => {
     const dir = await ensureWorkspace(workspace, 'session-1');
     assert.equal(dir, path.join(workspace, 'session-1'));
     assert.equal(existsSync(dir), true);
-    for (const bad of ['', '.', '..', 'a/b', '../evil', 'a\\b']) {
-      await assert.rejects(ensureWorkspace(workspace, bad), (err: Error) =>
-        err.message.startsWith(`invalid sessionId ${JSON.stringify(bad)}`),
-      );
+    for (const bad of ['', '.', '..', 'a/b', '../evil', 'a\\b', 'x'.repeat(300)]) {
+      await assert.rejects(ensureWorkspace(workspace, bad), (err: Error) => err.message.startsWith('invalid sessionId: '), bad);
     }
   });
 });

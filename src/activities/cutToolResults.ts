@@ -23,7 +23,7 @@ export function createCutToolResults({ store }: ActivityDeps) {
       const [source] = await store.getMany(input.sessionId, [request.sourceSeq]);
       const view = source ? viewOf(source.message, request) : undefined;
       if (!view) {
-        throw new Error(`session ${input.sessionId}: seq ${request.sourceSeq} is neither a tool result nor a tool call and cannot be cut`);
+        throw new Error(`session ${input.sessionId}: seq ${request.sourceSeq} is not a tool result, a tool call or a user message and cannot be cut`);
       }
       measures.push(measureOf(await store.put(input.sessionId, request.viewSeq, view, { kind: 'view', replaces: request.sourceSeq })));
     }
@@ -32,11 +32,13 @@ export function createCutToolResults({ store }: ActivityDeps) {
 }
 
 /**
- * A tool result cut to its head and tail; an assistant message with its long tool-call argument
+ * A tool result or a user message cut to its head and tail; an assistant message with its long tool-call argument
  * values cut (the call stays valid JSON, and declares the same ids). Undefined for anything else.
  */
 export function viewOf(message: ChatMessage, request: Pick<ViewRequest, 'sourceSeq' | 'headChars' | 'tailChars'>): ChatMessage | undefined {
   if (message.role === 'tool') return { ...message, content: headAndTail(message.content, request) };
+  // An oversized task or user message is shown as a view too; its original stays readable by seq.
+  if (message.role === 'user') return { ...message, content: headAndTail(message.content, request) };
   if (message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0) {
     const kept = request.headChars + request.tailChars;
     return cutToolCallArguments(message, request.sourceSeq, kept, kept > 0 ? request.headChars / kept : 1);

@@ -52,7 +52,7 @@ export function createRunTool(deps: ActivityDeps) {
         // A cancelled activity stores nothing: the workflow decides what happens next.
         if (signal.aborted) throw error;
         meta.isError = true;
-        return `error: tool ${call.function.name} failed: ${error instanceof Error ? error.message : String(error)}`;
+        return `error: tool ${call.function.name} failed: ${withoutHostPaths(error instanceof Error ? error.message : String(error), workspace)}`;
       }
     });
   }
@@ -130,4 +130,13 @@ function resultOf(stored: StoredMessage, replayed: boolean): RunToolResult {
     ...(meta.finished ? { finished: { answer: capText(meta.finished.answer, ANSWER_PREVIEW_CHARS) } } : {}),
     replayed,
   };
+}
+
+/**
+ * A fault's message as the model may see it: Node's file-system errors name absolute host paths
+ * (`EIO: i/o error, open '/var/lib/agentd/workspaces/s1/x'`); the workspace becomes `/workspace`, as the
+ * sandbox shows it, and other absolute paths are left out.
+ */
+function withoutHostPaths(message: string, workspace: string): string {
+  return message.split(workspace).join('/workspace').replace(/'\/(?!workspace\b)[^']*'/g, "'<outside the workspace>'");
 }

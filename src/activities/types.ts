@@ -12,6 +12,11 @@ export interface StoreMessagesInput {
   sessionId: string;
   /** Messages whose text is already in history (task, signalled messages, system prompt). */
   messages: Array<{ seq: number; message: ChatMessage }>;
+  /**
+   * Set on a session's first store: claim the session's rows for this run first (`TranscriptStore.claimSession`),
+   * so a reused id never sees another run's transcript. Absent in histories from before claims.
+   */
+  claim?: { firstRunId: string; replace: boolean };
 }
 
 export const ModelUsageSchema = z.object({
@@ -103,6 +108,8 @@ export const ActivityFailureType = {
   summaryRejected: 'SummaryRejected',
   /** claimWorkspace ran on the host being left; retried so another worker takes it. */
   workspaceHostAvoided: 'WorkspaceHostAvoided',
+  /** The store holds another run's rows under this session id, and no replacement was asked for. */
+  sessionIdReused: 'SessionIdReused',
 } as const;
 export type ActivityFailureType = (typeof ActivityFailureType)[keyof typeof ActivityFailureType];
 

@@ -4,6 +4,7 @@
  */
 import type { SessionClient } from '../client/sessionClient';
 import type { SessionResult, SessionState } from '../session/state';
+import { printable } from './printable';
 import { renderNotice, renderToolCall } from './render';
 
 export async function followSession(
@@ -12,6 +13,8 @@ export async function followSession(
   print: (line: string) => void,
   pollMs = 1000,
 ): Promise<SessionResult> {
+  // Tool names, notices and warnings carry model, tool and user text: shown, never obeyed by the terminal.
+  const show = (line: string) => print(printable(line));
   let done = false;
   const result = sessions.result(sessionId).finally(() => {
     done = true;
@@ -24,19 +27,19 @@ export async function followSession(
   // not print `completed` above the last steps.
   const report = (state: SessionState) => {
     for (const call of state.lastToolCalls) {
-      if (call.seq > lastSeq) print(`[${sessionId}] ${renderToolCall(call)}`);
+      if (call.seq > lastSeq) show(`[${sessionId}] ${renderToolCall(call)}`);
     }
     lastSeq = Math.max(lastSeq, ...state.lastToolCalls.map((call) => call.seq));
     const { notices, noticesTotal } = state.compaction;
     const fresh = Math.min(noticesTotal - noticesSeen, notices.length);
-    for (const notice of notices.slice(notices.length - fresh)) print(`[${sessionId}] ${renderNotice(notice)}`);
+    for (const notice of notices.slice(notices.length - fresh)) show(`[${sessionId}] ${renderNotice(notice)}`);
     noticesSeen = Math.max(noticesSeen, noticesTotal);
     // Each new breaker warning once (its retry step changes as the breaker half-opens and fails again).
     const warning = state.compaction.warning;
-    if (warning !== undefined && warning !== lastWarning) print(`[${sessionId}] warning: ${warning}`);
+    if (warning !== undefined && warning !== lastWarning) show(`[${sessionId}] warning: ${warning}`);
     lastWarning = warning;
     if (state.status !== lastStatus) {
-      print(`[${sessionId}] ${state.status}`);
+      show(`[${sessionId}] ${state.status}`);
       lastStatus = state.status;
     }
   };

@@ -1,5 +1,6 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
 import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
+import { printable } from './printable';
 import { renderSpend } from './renderWatch';
 
 export function kTokens(tokens: number): string {
@@ -38,23 +39,24 @@ export function renderState(state: SessionState): string {
   if (manual && !manual.compacted) lines.push(`manual    compaction asked at step ${manual.step}: nothing compacted (${manual.reason ?? 'no reason given'})`);
   for (const warning of state.warnings) lines.push(`warning   ${warning}`);
   if (state.answer) lines.push(`answer    ${state.answer}`);
-  return lines.join('\n');
+  // Answers, warnings and tool names come from the model, tools and users: shown, never obeyed by the terminal.
+  return printable(lines.join('\n'));
 }
 
 export function renderToolCall(call: ToolCallRecord): string {
   const error = call.isError ? `  (error${call.error ? `: ${call.error}` : ''})` : '';
-  return `step ${String(call.step).padStart(3)}  ${call.name}${error}  → seq ${call.seq}`;
+  return printable(`step ${String(call.step).padStart(3)}  ${call.name}${error}  → seq ${call.seq}`);
 }
 
 export function renderResult(result: SessionResult): string {
   // Results of sessions from before the breaker warning have no compaction warning to show.
   const warning = result.finalState?.compaction.warning;
-  return [
+  return printable([
     `session ${result.sessionId} ${result.outcome} after ${result.turns} turn(s), ${result.steps} steps, ` +
       `${result.usage.modelCalls} model calls (${kTokens(result.usage.promptTokens)} prompt tokens)`,
     ...(warning ? [`warning: ${warning}`] : []),
     `answer: ${result.answer}`,
-  ].join('\n');
+  ].join('\n'));
 }
 
 /** `context compacted: 182k → 41k (summary)`, or what failed. */
@@ -62,7 +64,7 @@ export function renderNotice(notice: CompactionNotice): string {
   const where = `step ${notice.step}, ${notice.reason}`;
   const retry = notice.halfOpenRetry ? ', half-open retry' : '';
   const breaker = notice.breaker === 'opened' ? '; breaker OPEN' : notice.breaker === 'closed' ? '; breaker closed' : '';
-  if (notice.failed) return `compaction failed (${notice.strategy}, ${where}${retry}): ${notice.failed}${breaker}`;
+  if (notice.failed) return printable(`compaction failed (${notice.strategy}, ${where}${retry}): ${notice.failed}${breaker}`);
   const verb = notice.strategy === 'truncate' ? 'context truncated' : 'context compacted';
   return `${verb}: ${kTokens(notice.tokensBefore)} → ${kTokens(notice.tokensAfter)} (${notice.strategy}, ${where}${retry})${breaker}`;
 }

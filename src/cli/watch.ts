@@ -5,6 +5,7 @@
  */
 import type { SessionState } from '../session/state';
 import { changedLines, freshNotices, renderWatchFrame } from './renderWatch';
+import { printable, printableLine } from './printable';
 
 export interface WatchOutput {
   write(text: string): void;
@@ -50,15 +51,16 @@ export async function watchSession(
     last = state;
     const notices = freshNotices(state, noticesSeen);
     noticesSeen = notices.seen;
-    const next = renderWatchFrame(state).map((line) => fit(line, out));
+    // One visible line per frame line: a control character or newline from the model must not move the cursor.
+    const next = renderWatchFrame(state).map((line) => fit(printableLine(line), out));
     if (out.isTTY) {
       // Up to the first line of the old frame and clear below it; notices print above the new
       // frame and scroll away with the terminal, so each is seen once.
       if (frame.length > 0) out.write(`\x1b[${frame.length}F\x1b[J`);
-      for (const line of notices.lines) out.write(`${line}\n`);
+      for (const line of notices.lines) out.write(`${printable(line)}\n`);
       out.write(`${next.join('\n')}\n`);
     } else {
-      for (const line of notices.lines) out.write(`${line}\n`);
+      for (const line of notices.lines) out.write(`${printable(line)}\n`);
       for (const line of changedLines(frame, next)) out.write(`${line}\n`);
     }
     frame = next;

@@ -2,7 +2,7 @@
  * Starting and steering sessions from code: input resolved and validated before anything is sent,
  * then the workflow started under the public names of `session/definitions`.
  */
-import { Client, ServiceError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { agentdDataConverter } from '../codec/dataConverter';
 import type { EncryptionKeys } from '../codec/encryptionKeys';
@@ -10,8 +10,10 @@ import { connectTemporal } from '../connection/connect';
 import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
 import type { PriceOverrides } from '../model/prices';
 import type { ApproveRequest } from '../policy/budget';
-import { approveUpdate, messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
-import { resolveSessionInput, type SessionRequest } from '../session/resolve';
+import { approveUpdate, messageSignal, REPLACE_CLOSED_MEMO, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
+import { SessionInputError } from '../session/input';
+import { DEFAULT_MAX_USER_TEXT_BYTES, userTextProblem } from '../session/limits';
+import { resolveStart, type SessionRequest } from '../session/resolve';
 import type { ApproveResult, SessionResult, SessionState } from '../session/state';
 
 
@@ -42,18 +44,42 @@ export async function connectClient(target: ClientSettings | string, namespace =
 
 export class SessionClient {
   /** `prices` come before gpt-tokenizer's table (the CLI passes `AGENTD_PRICES`). */
+  /** `maxUserTextBytes`: the largest task or message sent (the CLI passes `AGENTD_MAX_USER_TEXT_BYTES`). */
   constructor(
     private readonly client: Client,
     private readonly prices: PriceOverrides = {},
+    private readonly limits: { maxUserTextBytes?: number } = {},
   ) {}
 
-  async start(request: SessionRequest, options: { sessionId?: string } = {}): Promise<WorkflowHandle> {
-    const input = resolveSessionInput(request, this.prices);
-    return this.client.workflow.start(WORKFLOW_TYPE, {
-      taskQueue: TASK_QUEUE,
-      workflowId: options.sessionId ?? newSessionId(),
-      args: [input],
-    });
+  private maxUserTextBytes(): number {
+    return this.limits.maxUserTextBytes ?? DEFAULT_MAX_USER_TEXT_BYTES;
+  }
+
+  /**
+   * Starts a session under a new id. An id already used is refused with a SessionIdTakenError, whether that
+   * session runs or has closed; `replaceClosed` takes over the id of a closed one (its transcript is archived
+   * in the store as `<id>@<its first run>`). A running session is never replaced.
+   */
+  async start(request: SessionRequest, options: StartOptions = {}): Promise<WorkflowHandle> {
+    const sessionId = options.sessionId ?? newSessionId();
+    const input = resolveStart(request, { sessionId, maxUserTextBytes: this.maxUserTextBytes(), prices: this.prices });
+    try {
+      return await this.client.workflow.start(WORKFLOW_TYPE, {
+        taskQueue: TASK_QUEUE,
+        workflowId: sessionId,
+        args: [input],
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: options.replaceClosed ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+        ...(options.replaceClosed ? { memo: { [REPLACE_CLOSED_MEMO]: true } } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      const running = await this.handle(sessionId)
+        .describe()
+        .then((description) => description.status.name === 'RUNNING')
+        .catch(() => false);
+      throw new SessionIdTakenError(sessionId, running, { cause: error });
+    }
   }
 
   handle(sessionId: string): WorkflowHandle {
@@ -85,8 +111,11 @@ export class SessionClient {
     }
   }
 
-  send(sessionId: string, text: string): Promise<void> {
-    return this.handle(sessionId).signal(messageSignal, { text });
+  /** Signal `message`; text over the size limit is refused (SessionInputError naming `message.text`). */
+  async send(sessionId: string, text: string): Promise<void> {
+    const problem = userTextProblem(text, this.maxUserTextBytes());
+    if (problem !== undefined) throw new SessionInputError(`invalid session input: message.text: ${problem}`);
+    await this.handle(sessionId).signal(messageSignal, { text });
   }
 
   /** Lets a session paused by a budget guard go on with the raised limits (update `approve`). */
@@ -96,6 +125,30 @@ export class SessionClient {
 
   result(sessionId: string): Promise<SessionResult> {
     return this.handle(sessionId).result() as Promise<SessionResult>;
+  }
+}
+
+export interface StartOptions {
+  /** The id to start under; default `agent-<random>`. Rules: `session/sessionId.ts` (README, Session ids). */
+  sessionId?: string;
+  /** Take over the id of a closed session (never a running one); without it a used id is refused. */
+  replaceClosed?: boolean;
+}
+
+/** The id asked for belongs to another session: bad input (exit 2), nothing was started. */
+export class SessionIdTakenError extends SessionInputError {
+  constructor(
+    readonly sessionId: string,
+    readonly running: boolean,
+    options: { cause: unknown },
+  ) {
+    super(
+      running
+        ? `session id ${sessionId} is in use by a running session; choose another --id (a running session is never replaced)`
+        : `session id ${sessionId} was already used by a session that has ended; choose another --id, ` +
+            'or pass --replace-closed to start a new session under it (the old transcript is kept as <id>@<run>)',
+      options,
+    );
   }
 }
 

@@ -15,6 +15,12 @@ export function hostTaskQueue(hostId: string): string {
   return `agentd-host-${hostId}`;
 }
 
+/**
+ * Memo key a start sets (to true) to take over the id of a closed session: the old transcript is archived in
+ * the store as `<id>@<its first run>` instead of refusing the start. `agentd start --replace-closed` sets it.
+ */
+export const REPLACE_CLOSED_MEMO = 'agentdReplaceClosed';
+
 export const stateQuery = defineQuery<SessionState>('state');
 
 export const MessageSignalSchema = z.object({ text: z.string().trim().min(1, 'must not be empty') }).strict();

@@ -8,6 +8,8 @@
 import { knownContextWindow } from '../model/knownModels';
 import { knownPrice, type PriceOverrides } from '../model/prices';
 import { parseSessionInput, SessionInputError, type SessionInput, type SessionInputDraft } from './input';
+import { userTextProblem } from './limits';
+import { sessionIdProblem } from './sessionId';
 
 /** A draft whose window may be left out when the model's window is known. */
 export type SessionRequest = Omit<SessionInputDraft, 'contextWindow'> & { contextWindow?: number };
@@ -15,6 +17,26 @@ export type SessionRequest = Omit<SessionInputDraft, 'contextWindow'> & { contex
 /** Fills the window and price of known models and validates; the error names the bad field. */
 export function resolveSessionInput(request: SessionRequest, prices: PriceOverrides = {}): SessionInput {
   return parseSessionInput(withKnownModel(request, prices));
+}
+
+/** What a client checks before it starts a session; the workflow accepts oversized text (as a view), so the size limit is the client's. */
+export interface StartChecks {
+  /** Absent when the client makes one up (always a valid id). */
+  readonly sessionId?: string;
+  readonly maxUserTextBytes: number;
+  readonly prices?: PriceOverrides;
+}
+
+/**
+ * A start request checked in full before anything is sent: the id, the task's size, then the
+ * whole input resolved. The error names the field.
+ */
+export function resolveStart(request: SessionRequest, checks: StartChecks): SessionInput {
+  const idProblem = checks.sessionId === undefined ? undefined : sessionIdProblem(checks.sessionId);
+  if (idProblem !== undefined) throw new SessionInputError(`invalid session input: sessionId: ${idProblem}`);
+  const sizeProblem = userTextProblem(request.task, checks.maxUserTextBytes);
+  if (sizeProblem !== undefined) throw new SessionInputError(`invalid session input: task: ${sizeProblem}`);
+  return resolveSessionInput(request, checks.prices);
 }
 
 /** The same for input of unknown shape, as the workflow receives it from any client. */

@@ -55,6 +55,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX messages_search ON messages
         USING GIN (to_tsvector('simple', regexp_replace(coalesce(search_text, ''), '[^[:alnum:]]+', ' ', 'g')));`,
   },
+  {
+    version: 3,
+    name: 'session runs',
+    sql: `
+      CREATE TABLE session_runs (
+        session_id   TEXT PRIMARY KEY,
+        first_run_id TEXT NOT NULL,
+        claimed_at   TIMESTAMPTZ NOT NULL
+      );`,
+  },
 ];
 
 /** Any fixed 64-bit number; it only has to be the same in every agentd process. */

@@ -9,7 +9,9 @@ import { migrate } from './postgresMigrations';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
 import { toStoredMessage, type MessageRow } from './storedRow';
 import {
+  archivedKey,
   TranscriptStoreError,
+  type SessionClaim,
   type SessionSummary,
   type TranscriptStore,
 } from './transcriptStore';
@@ -131,6 +133,46 @@ export class PostgresTranscriptStore implements TranscriptStore {
       [sessionId, seq, new Date()],
     );
     return result.rowCount === 1;
+  }
+
+  async claimSession(sessionId: string, firstRunId: string, options: { replace: boolean }): Promise<SessionClaim> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Serialises claims of one id: the second waits here and then sees the first one's row.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentd-claim:${sessionId}`]);
+      const owner = (
+        await client.query<{ first_run_id: string }>('SELECT first_run_id FROM session_runs WHERE session_id = $1', [sessionId])
+      ).rows[0];
+      if (owner?.first_run_id === firstRunId) {
+        await client.query('COMMIT');
+        return { kind: 'claimed' };
+      }
+      const hasRows = (await client.query('SELECT 1 FROM messages WHERE session_id = $1 LIMIT 1', [sessionId])).rowCount !== 0;
+      let claimed: SessionClaim = { kind: 'claimed' };
+      if (owner !== undefined || hasRows) {
+        if (!options.replace) {
+          await client.query('ROLLBACK');
+          return { kind: 'taken', ...(owner ? { byRunId: owner.first_run_id } : {}) };
+        }
+        const archive = archivedKey(sessionId, owner?.first_run_id);
+        await client.query('UPDATE messages SET session_id = $1 WHERE session_id = $2', [archive, sessionId]);
+        await client.query('UPDATE tool_starts SET session_id = $1 WHERE session_id = $2', [archive, sessionId]);
+        claimed = { kind: 'replaced', archivedAs: archive };
+      }
+      await client.query(
+        `INSERT INTO session_runs (session_id, first_run_id, claimed_at) VALUES ($1, $2, $3)
+         ON CONFLICT (session_id) DO UPDATE SET first_run_id = EXCLUDED.first_run_id, claimed_at = EXCLUDED.claimed_at`,
+        [sessionId, firstRunId, new Date()],
+      );
+      await client.query('COMMIT');
+      return claimed;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async sessions(): Promise<SessionSummary[]> {

@@ -7,7 +7,9 @@ import { countMessageChars, countMessageTokens } from '../model/tokens';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
 import { toStoredMessage, type MessageRow } from './storedRow';
 import {
+  archivedKey,
   TranscriptStoreError,
+  type SessionClaim,
   type SessionSummary,
   type TranscriptStore,
 } from './transcriptStore';
@@ -29,6 +31,11 @@ CREATE TABLE IF NOT EXISTS tool_starts (
   seq        INTEGER NOT NULL,
   started_at TEXT NOT NULL,
   PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS session_runs (
+  session_id   TEXT PRIMARY KEY,
+  first_run_id TEXT NOT NULL,
+  claimed_at   TEXT NOT NULL
 ) WITHOUT ROWID;
 `;
 
@@ -119,6 +126,35 @@ export class SqliteTranscriptStore implements TranscriptStore {
       .prepare('INSERT INTO tool_starts (session_id, seq, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
       .run(sessionId, seq, new Date().toISOString());
     return result.changes === 1;
+  }
+
+  async claimSession(sessionId: string, firstRunId: string, options: { replace: boolean }): Promise<SessionClaim> {
+    const claim = this.db.transaction((): SessionClaim => {
+      const owner = this.db
+        .prepare<[string], { first_run_id: string }>('SELECT first_run_id FROM session_runs WHERE session_id = ?')
+        .get(sessionId);
+      if (owner?.first_run_id === firstRunId) return { kind: 'claimed' };
+      const hasRows = this.db.prepare('SELECT 1 FROM messages WHERE session_id = ? LIMIT 1').get(sessionId) !== undefined;
+      let claimed: SessionClaim = { kind: 'claimed' };
+      if (owner !== undefined || hasRows) {
+        if (!options.replace) return { kind: 'taken', ...(owner ? { byRunId: owner.first_run_id } : {}) };
+        const archive = archivedKey(sessionId, owner?.first_run_id);
+        this.db.prepare('UPDATE messages SET session_id = ? WHERE session_id = ?').run(archive, sessionId);
+        this.db.prepare('UPDATE tool_starts SET session_id = ? WHERE session_id = ?').run(archive, sessionId);
+        // The search index goes with the rows, or the new run would find the old run's words.
+        this.db.prepare('UPDATE messages_fts SET session_id = ? WHERE session_id = ?').run(archive, sessionId);
+        claimed = { kind: 'replaced', archivedAs: archive };
+      }
+      this.db
+        .prepare(
+          `INSERT INTO session_runs (session_id, first_run_id, claimed_at) VALUES (?, ?, ?)
+           ON CONFLICT (session_id) DO UPDATE SET first_run_id = excluded.first_run_id, claimed_at = excluded.claimed_at`,
+        )
+        .run(sessionId, firstRunId, new Date().toISOString());
+      return claimed;
+    });
+    // IMMEDIATE: take the write lock before reading, so two claims of one id cannot both see it free.
+    return claim.immediate();
   }
 
   async sessions(): Promise<SessionSummary[]> {

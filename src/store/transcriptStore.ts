@@ -44,8 +44,29 @@ export interface TranscriptStore {
    * earlier attempt already recorded it: that attempt may have changed the world before it died.
    */
   markStarted(sessionId: string, seq: number): Promise<boolean>;
+  /**
+   * Makes the session's rows this run's own before it writes any (`firstRunId` is the workflow's first run,
+   * the same across continue-as-new). Rows another run of the same id left behind are never handed to this
+   * one: without `replace` the claim is refused; with it they move to `archivedKey(sessionId, theirRun)`
+   * first. In one transaction, so a retried claim finds its own and succeeds.
+   */
+  claimSession(sessionId: string, firstRunId: string, options: { replace: boolean }): Promise<SessionClaim>;
   sessions(): Promise<SessionSummary[]>;
   close(): Promise<void>;
+}
+
+/** What `claimSession` found: nothing (or its own claim), rows it moved aside, or rows it must not take. */
+export type SessionClaim =
+  | { readonly kind: 'claimed' }
+  | { readonly kind: 'replaced'; readonly archivedAs: string }
+  | { readonly kind: 'taken'; readonly byRunId?: string };
+
+/**
+ * Where a replaced session's rows are kept: `<id>@<its first run>`. `@` is not allowed in session ids, so an
+ * archive can never be taken for, or claimed by, a live session. `earlier` names rows from before claims existed.
+ */
+export function archivedKey(sessionId: string, firstRunId: string | undefined): string {
+  return `${sessionId}@${firstRunId ?? 'earlier'}`;
 }
 
 export const TranscriptStoreErrorCode = {

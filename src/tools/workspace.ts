@@ -2,6 +2,7 @@
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { asToolInputError } from './fsErrors';
+import { sessionIdProblem } from '../session/sessionId';
 import { SANDBOX_WORKSPACE } from './sandbox';
 import { ToolInputError } from './tool';
 
@@ -27,12 +28,21 @@ export async function resolveInWorkspace(workspace: string, requestedPath: strin
   if (relative === undefined) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} is outside the workspace`);
 
   const resolved = await resolveExistingPrefix(realRoot, relative, requestedPath);
-  if (relativeInside(realRoot, resolved) === undefined) {
-    throw new ToolInputError(
-      `path ${JSON.stringify(requestedPath)} leads through a symlink to ${JSON.stringify(resolved)}, outside the workspace`,
-    );
-  }
+  if (relativeInside(realRoot, resolved) === undefined) throw leadsOutside(requestedPath);
   return resolved;
+}
+
+/**
+ * The one refusal for a symlink that does not end at something inside the workspace. It names only the path
+ * the model gave: not where the link leads, and not whether that exists (a link to `/root/.bashrc`, to a
+ * missing file, to `/proc/self/cwd` or one the worker may not follow all read the same), so the file tools
+ * are no oracle for the host's files (issue 17).
+ */
+function leadsOutside(requestedPath: string): ToolInputError {
+  return new ToolInputError(
+    `path ${JSON.stringify(requestedPath)} leads through a symlink outside the workspace or to nothing; ` +
+      'file tools follow symlinks only to existing files and folders inside it',
+  );
 }
 
 /**
@@ -40,9 +50,8 @@ export async function resolveInWorkspace(workspace: string, requestedPath: strin
  * The session id becomes one folder name, so separators and dot names are refused rather than sanitised.
  */
 export async function ensureWorkspace(root: string, sessionId: string): Promise<string> {
-  if (sessionId === '' || sessionId === '.' || sessionId === '..' || /[/\\\0]/.test(sessionId)) {
-    throw new Error(`invalid sessionId ${JSON.stringify(sessionId)}: it must be a single folder name`);
-  }
+  const problem = sessionIdProblem(sessionId);
+  if (problem !== undefined) throw new Error(`invalid sessionId: ${problem}`);
   const dir = path.resolve(root, sessionId);
   await mkdir(dir, { recursive: true });
   return dir;
@@ -75,11 +84,12 @@ async function resolveExistingPrefix(realRoot: string, relative: string, request
       return path.join(await realpath(prefix), ...parts.slice(keep));
     } catch (err) {
       const code = errnoCode(err);
-      // ELOOP, ENAMETOOLONG, EACCES…: the model's doing, reported as such; other faults propagate.
+      // The worker owns its workspaces: a folder it may not enter is one a symlink led it to, outside.
+      if (code === 'EACCES' || code === 'EPERM') throw leadsOutside(requestedPath);
+      // ELOOP, ENAMETOOLONG…: the model's doing, reported as such; other faults propagate.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw asToolInputError(err, requestedPath);
-      if (await existsAsLink(prefix)) {
-        throw new ToolInputError(`path ${JSON.stringify(requestedPath)} leads through a symlink whose target does not exist`);
-      }
+      // Dangling, wherever it points: telling "missing" from "outside" would say what exists outside.
+      if (await existsAsLink(prefix)) throw leadsOutside(requestedPath);
     }
   }
   // Unreachable in practice: keep = 0 is the workspace itself, whose realpath succeeded above.

@@ -6,13 +6,15 @@ import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, set
 import { approveUpdate, compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
 import { InvalidSessionInput, SessionInputError, type SessionInput } from '../session/input';
 import { resolveRawSessionInput } from '../session/resolve';
+import { sessionIdProblem } from '../session/sessionId';
 import { SessionOutcome, type SessionResult } from '../session/state';
 import { AgentSession, type SessionCarry } from './session';
 
 /** `carry` is set only by continue-as-new: the state of the previous run, never message bodies. */
 export async function agentSession(rawInput: unknown, carry?: SessionCarry): Promise<SessionResult> {
   const input = validated(rawInput);
-  const session = new AgentSession(workflowInfo().workflowId, input, carry);
+  const sessionId = validatedId(workflowInfo().workflowId);
+  const session = new AgentSession(sessionId, input, carry);
   setHandler(stateQuery, () => session.state());
   setHandler(messageSignal, (message) => session.receive(message));
   setHandler(compactSignal, () => session.requestCompaction());
@@ -58,4 +60,11 @@ function validated(rawInput: unknown): SessionInput {
     }
     throw error;
   }
+}
+
+/** A stock-CLI start can name any workflow id; one that cannot be a workspace folder fails here, before any activity. */
+function validatedId(sessionId: string): string {
+  const problem = sessionIdProblem(sessionId);
+  if (problem === undefined) return sessionId;
+  throw ApplicationFailure.create({ message: `invalid session input: sessionId: ${problem}`, type: InvalidSessionInput, nonRetryable: true });
 }

@@ -3,13 +3,21 @@
  * step that calls the model and runs tools. Runs in the workflow sandbox; I/O happens in activities.
  */
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
-import { ActivityFailureType, summarizeFailureDetails, type CallModelResult, type SummarizeInput, type SummarizeSpent } from '../activities/types';
+import {
+  ActivityFailureType,
+  summarizeFailureDetails,
+  type CallModelResult,
+  type StoreMessagesInput,
+  type SummarizeInput,
+  type SummarizeSpent,
+} from '../activities/types';
 import type { ChatMessage } from '../model/messages';
 import { ApproveRequestSchema, BudgetGuard, type ApproveRequest } from '../policy/budget';
 import type { LedgerEntry, MessageMeasure } from '../policy/ledger';
+import { isOversized } from '../policy/oversize';
 import { toSeqRuns } from '../policy/seqRuns';
 import { resolveCompactionSettings } from '../policy/settings';
-import { MessageSignalSchema } from '../session/definitions';
+import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import {
   SessionOutcome,
@@ -57,6 +65,9 @@ const BUDGET_PAUSE_PATCH = 'budget-guards-pause';
 
 /** Marks histories whose last `compactNow` is served before the session ends; older ones left it open. */
 const SERVE_COMPACT_NOW_AT_END_PATCH = 'serve-compact-now-at-end';
+
+/** Marks histories where an oversized task or user message enters the context as a head-and-tail view. */
+const USER_TEXT_VIEW_PATCH = 'oversized-user-text-views';
 
 const TOOL_CALLS_SHOWN = 10;
 const WARNINGS_KEPT = 20;
@@ -256,12 +267,16 @@ export class AgentSession {
 
   /** Stores the pinned system prompt and the task, opening turn 1. */
   async open(): Promise<void> {
+    const info = workflowInfo();
+    // The first store claims the id's rows for this run: a reused id must never replay another session's transcript.
+    const claim = { firstRunId: info.firstExecutionRunId, replace: info.memo?.[REPLACE_CLOSED_MEMO] === true };
     await this.append(
       [
         { role: 'system', content: this.input.systemPrompt },
         { role: 'user', content: this.input.task },
       ],
       { turn: 0, pinned: true },
+      claim,
     );
     // The system prompt belongs to no turn; the task opens turn 1.
     const task = this.ledger[1];
@@ -498,13 +513,23 @@ export class AgentSession {
     return { turn: this.turn, step: this.step };
   }
 
-  private async append(messages: ChatMessage[], where: { turn: number; step?: number; pinned?: boolean }): Promise<void> {
+  private async append(
+    messages: ChatMessage[],
+    where: { turn: number; step?: number; pinned?: boolean },
+    claim?: StoreMessagesInput['claim'],
+  ): Promise<void> {
     const measures = await this.activities.storeMessages({
       sessionId: this.sessionId,
       messages: messages.map((message) => ({ seq: this.allocateSeq(), message })),
+      ...(claim === undefined ? {} : { claim }),
     });
-    for (const measure of measures) {
-      this.ledger.push({ ...measure, turn: where.turn, step: where.step ?? 0, ...(where.pinned ? { pinned: true } : {}) });
+    for (const [index, measure] of measures.entries()) {
+      const entry: LedgerEntry = { ...measure, turn: where.turn, step: where.step ?? 0, ...(where.pinned ? { pinned: true } : {}) };
+      // A task or message too big for the window (a stock-CLI start, a raw signal) is kept whole in the store
+      // and shown as a view that read_output pages, like an oversized tool result; else it would end the session.
+      // The patch is asked only for such text, so ordinary histories carry no marker for it.
+      const oversizedUser = messages[index]?.role === 'user' && this.oversized(entry);
+      this.ledger.push(oversizedUser && patched(USER_TEXT_VIEW_PATCH) ? await this.compaction.viewIfOversized(entry) : entry);
     }
   }
 
@@ -514,6 +539,11 @@ export class AgentSession {
 
   private entryOf(measure: MessageMeasure): LedgerEntry {
     return { ...measure, turn: this.turn, step: this.step };
+  }
+
+  private oversized(entry: LedgerEntry): boolean {
+    const settings = resolveCompactionSettings(this.input.contextWindow, this.input.compaction);
+    return settings.enabled && isOversized(entry, settings, settings.contextWindow);
   }
 
   private allocateSeq(): number {

@@ -5,6 +5,7 @@ import { WORKFLOW_TYPE } from '../../session/definitions';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt } from '../args';
 import { renderSessionTable, rowFromResult, rowFromState, type SessionRow } from '../renderList';
+import { printable } from '../printable';
 
 export const listCommand: Command = {
   name: 'list',
@@ -31,7 +32,7 @@ ${CONNECTION_HELP}`,
       if (executions.length >= limit) break;
     }
     const rows = await Promise.all(executions.map((execution) => rowOf(sessions, execution)));
-    console.log(values.json ? JSON.stringify(rows, null, 2) : renderSessionTable(rows));
+    console.log(values.json ? JSON.stringify(rows, null, 2) : printable(renderSessionTable(rows)));
     return ExitCode.ok;
   },
 };

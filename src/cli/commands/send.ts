@@ -19,7 +19,7 @@ ${CONNECTION_HELP}`,
     const message = MessageSignalSchema.safeParse({ text: positionals.slice(1).join(' ') });
     if (!message.success) throw new UsageError(`<text>: ${describeZodError(message.error)}`);
     const config = configWith(values);
-    const sessions = new SessionClient(await connectClient(config));
+    const sessions = new SessionClient(await connectClient(config), config.prices, { maxUserTextBytes: config.maxUserTextBytes });
     await sessions.send(sessionId, message.data.text);
     console.error(`sent to ${sessionId}`);
     return ExitCode.ok;

@@ -1,8 +1,9 @@
 /** `agentd start`: validate a session's input, start it, and optionally follow it to the end. */
-import { resolveSessionInput, type SessionRequest } from '../../session/resolve';
+import { resolveStart, type SessionRequest } from '../../session/resolve';
 import { ExitCode, UsageError, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt, positiveNumber, requirePositional, wholeNumber } from '../args';
 import { renderResult } from '../render';
+import { sessionIdProblem } from '../../session/sessionId';
 
 const HELP = `usage: agentd start <task> [options]
 
@@ -24,7 +25,10 @@ The input is validated before anything is sent; a bad field is named and nothing
   --workspace-failover SECS  move to a fresh workspace on another host when the workspace's host
                            takes no tool call for this long (default 300)
   --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (README, Compaction)
-  --id ID                  session id (default agent-<random>)
+  --id ID                  session id (default agent-<random>): letters, digits, '.', '_', '-', starting
+                           with a letter or digit, at most 128 characters; an id already used is refused
+  --replace-closed         with --id: take over the id of a session that has ended (its transcript is
+                           kept as <id>@<run>); a running session is never replaced
   --follow                 print progress until the session ends; exit 0 when it completes, 1 when it fails
   --json                   print {"sessionId": …} (with --follow: the result) as JSON
 ${CONNECTION_HELP}`;
@@ -50,9 +54,15 @@ export const startCommand: Command = {
       'workspace-failover': { type: 'string' },
       compaction: { type: 'string' },
       id: { type: 'string' },
+      'replace-closed': { type: 'boolean' },
       follow: { type: 'boolean' },
       json: { type: 'boolean' },
     });
+    if (values.id !== undefined) {
+      const problem = sessionIdProblem(values.id);
+      if (problem !== undefined) throw new UsageError(`--id: ${problem}`);
+    }
+    if (values['replace-closed'] && values.id === undefined) throw new UsageError('--replace-closed: needs --id (a new random id is never taken)');
     const config = configWith(values);
     const model = values.model ?? config.defaultModel;
     if (!model) throw new UsageError('--model: no model given and AGENTD_MODEL is not set');
@@ -72,11 +82,12 @@ export const startCommand: Command = {
       ...defined('workspaceFailoverSeconds', positiveInt('workspace-failover', values['workspace-failover'])),
       ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
-    // Resolved and validated in full before connecting: a bad field exits 2 even with no server.
-    const input = resolveSessionInput(request, config.prices);
+    // Checked and resolved in full before connecting: a bad field exits 2 even with no server.
+    const ids = values.id !== undefined ? { sessionId: values.id } : {};
+    const input = resolveStart(request, { ...ids, maxUserTextBytes: config.maxUserTextBytes, prices: config.prices });
     const { connectClient, SessionClient } = await import('../../client/sessionClient.js');
-    const sessions = new SessionClient(await connectClient(config), config.prices);
-    const handle = await sessions.start(input, values.id ? { sessionId: values.id } : {});
+    const sessions = new SessionClient(await connectClient(config), config.prices, { maxUserTextBytes: config.maxUserTextBytes });
+    const handle = await sessions.start(input, { ...ids, ...(values['replace-closed'] ? { replaceClosed: true } : {}) });
     if (!values.follow) {
       console.log(values.json ? JSON.stringify({ sessionId: handle.workflowId }) : handle.workflowId);
       return ExitCode.ok;

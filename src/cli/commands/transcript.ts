@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../model/messages';
 import { openStore } from '../../store/openStore';
 import { ExitCode, type Command } from '../command';
 import { parse, requirePositional } from '../args';
+import { printable } from '../printable';
 
 const PREVIEW_CHARS = 300;
 
@@ -34,7 +35,7 @@ the session in seq order. Exit code 3 when the store has no message of that sess
         } else {
           const text = describe(row.message);
           const shown = values.full || text.length <= PREVIEW_CHARS ? text : `${text.slice(0, PREVIEW_CHARS)}… (${text.length} chars)`;
-          console.log(`#${row.seq} ${row.message.role} (${row.tokens} tokens)\n${shown}\n`);
+          console.log(printable(`#${row.seq} ${row.message.role} (${row.tokens} tokens)\n${shown}\n`));
         }
       }
       return ExitCode.ok;

@@ -1,8 +1,11 @@
 /** The read_file tool: one window of a text file in the workspace, with paging by char offset. */
-import { open, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
+import { withinDeadline } from '../deadline';
 import { asToolInputError } from '../fsErrors';
 import { PagingFields, pageOf } from '../paging';
+import { openRegular } from '../regularFile';
 import { type Tool, ToolInputError } from '../tool';
 import { resolveInWorkspace } from '../workspace';
 
@@ -23,25 +26,26 @@ export const readFileTool: Tool<typeof ReadFileInput> = {
   input: ReadFileInput,
   effect: 'read',
   async run(args, ctx) {
-    const file = await resolveInWorkspace(ctx.workspace, args.path);
-    const text = await readText(file, args.path);
+    const text = await withinDeadline(ctx, `read_file ${JSON.stringify(args.path)}`, async () =>
+      readText(await resolveInWorkspace(ctx.workspace, args.path), args.path, ctx.signal),
+    );
     return { output: pageOf(text, JSON.stringify(args.path), args, ctx) };
   },
 };
 
-async function readText(file: string, requestedPath: string): Promise<string> {
+async function readText(file: string, requestedPath: string, signal: AbortSignal): Promise<string> {
   let handle;
   try {
-    const info = await stat(file);
-    if (info.isDirectory()) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} is a folder; use list_files`);
+    if ((await lstat(file)).isDirectory()) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} is a folder; use list_files`);
+    handle = await openRegular(file, constants.O_RDONLY, requestedPath);
+    const info = await handle.stat();
     if (info.size > MAX_FILE_BYTES) {
       throw new ToolInputError(
         `${JSON.stringify(requestedPath)} is ${info.size} bytes, more than read_file handles (${MAX_FILE_BYTES}); ` +
           'use run_command with head, tail, sed or grep',
       );
     }
-    handle = await open(file, 'r');
-    const bytes = await handle.readFile();
+    const bytes = await handle.readFile({ signal });
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
       throw new ToolInputError(
         `${JSON.stringify(requestedPath)} looks binary (${bytes.length} bytes); use run_command with xxd or file`,

@@ -14,7 +14,7 @@ const ReadOutputInput = z.object({
 export const readOutputTool: Tool<typeof ReadOutputInput> = {
   name: 'read_output',
   description:
-    'Read the full original of an earlier message by its seq: a tool output, a tool call\'s arguments, or a ' +
+    'Read the full original of an earlier message by its seq: a tool output, a tool call\'s arguments, a long user message, or a ' +
     'message compaction took out of the conversation. Long tool outputs and arguments are shown cut to their head ' +
     'and tail; this returns the original in windows, ending with a note giving the offset to continue from when ' +
     'more remains.',

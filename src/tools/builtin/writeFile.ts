@@ -1,9 +1,11 @@
 /** The write_file tool: create or replace a file in the workspace, creating its folders. */
 import { constants } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { withinDeadline } from '../deadline';
 import { asToolInputError } from '../fsErrors';
+import { openRegular } from '../regularFile';
 import type { Tool } from '../tool';
 import { resolveInWorkspace } from '../workspace';
 
@@ -18,17 +20,21 @@ export const writeFileTool: Tool<typeof WriteFileInput> = {
   input: WriteFileInput,
   effect: 'write',
   async run(args, ctx) {
-    const file = await resolveInWorkspace(ctx.workspace, args.path);
-    try {
-      await mkdir(path.dirname(file), { recursive: true });
-      // The path is resolved already; O_NOFOLLOW refuses a link planted at its end since (ELOOP).
-      await writeFile(file, args.content, {
-        encoding: 'utf8',
-        flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
-      });
-    } catch (err) {
-      throw asToolInputError(err, args.path);
-    }
+    await withinDeadline(ctx, `write_file ${JSON.stringify(args.path)}`, async () => {
+      const file = await resolveInWorkspace(ctx.workspace, args.path);
+      let handle;
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        // Truncated only once the open handle is known to be a regular file (O_TRUNC would act before the check).
+        handle = await openRegular(file, constants.O_WRONLY | constants.O_CREAT, args.path);
+        await handle.truncate(0);
+        await handle.writeFile(args.content, { encoding: 'utf8', signal: ctx.signal });
+      } catch (err) {
+        throw asToolInputError(err, args.path);
+      } finally {
+        await handle?.close();
+      }
+    });
     return { output: `wrote ${Buffer.byteLength(args.content, 'utf8')} bytes to ${args.path}` };
   },
 };
