@@ -76,6 +76,31 @@ describe('command lines', () => {
     });
   });
 
+  it('shows escape sequences from model, tool and user text visibly in --follow, status and transcript; --json keeps them', async () => {
+    // The simulator parses the JSON of each [sim call] line, so \u001b in it is a real ESC in the call.
+    const task = [
+      'hostile text \u001b[31mred\u001b[0m [sim steps=3]',
+      '[sim call write_file {"path":"h.txt","content":"A\\u001b[2JB\\u001b]0;pwned\\u0007C"}]',
+      '[sim call read_file {"path":"h.txt"}]',
+      '[sim call finish {"answer":"done \\u001b]0;owned\\u0007 \\u009b31m"}]',
+    ].join('\n');
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+    await stack.withWorker({}, async () => {
+      const followed = await agentd('start', task, '--follow', '--id', 'cli-escapes');
+      assert.equal(followed.code, 0, followed.stderr);
+      for (const [what, text] of [['--follow', followed.stderr + followed.stdout], ['status', (await agentd('status', 'cli-escapes')).stdout],
+        ['transcript', (await agentd('transcript', 'cli-escapes', '--full')).stdout]] as const) {
+        assert.doesNotMatch(text, raw, `${what} printed a raw control character`);
+      }
+      assert.match(followed.stdout, /answer: done \\x1b\]0;owned\\x07 \\x9b31m/);
+      const transcript = (await agentd('transcript', 'cli-escapes', '--full')).stdout;
+      assert.match(transcript, /A\\x1b\[2JB\\x1b\]0;pwned\\x07C/, 'the tool output, escaped');
+      assert.match(transcript, /hostile text \\x1b\[31mred/, 'the task, escaped');
+      const exact = JSON.parse((await agentd('status', 'cli-escapes', '--json')).stdout) as SessionState;
+      assert.equal(exact.answer, 'done \u001b]0;owned\u0007 \u009b31m', '--json is exact');
+    });
+  });
+
   it('answers the stock temporal CLI: query state', async () => {
     await stack.withWorker({}, async () => {
       const handle = await stack.sessions.start({ task: 'stock cli [sim steps=2]', model: 'agentd-sim' });

@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { COMMAND_PATH } from '../src/tools/builtin/runCommand';
 import { createBuiltinRegistry } from '../src/tools/registry';
 import { runToolCall } from '../src/tools/runToolCall';
 import { type CommandSandbox, DEFAULT_COMMAND_LIMITS, detectCommandSandbox, SandboxKind } from '../src/tools/sandbox';
@@ -185,6 +186,17 @@ describe('run_command under bubblewrap', skipWithoutBubblewrap(sandbox), () => {
     const out = await call('run_command', { command: `awk 'BEGIN { s = sprintf("%${tooMuch}s", ""); print "allocated" }'; echo status=$?` });
     assert.doesNotMatch(out.output, /allocated/);
     assert.match(out.output, /status=[1-9]\d*\nexit code: 0$/);
+  });
+
+  test("the command's PATH is the fixed system one, not the worker's", async () => {
+    const workerPath = process.env['PATH'];
+    process.env['PATH'] = `/opt/worker-private/bin:${workerPath ?? ''}`;
+    try {
+      const out = await call('run_command', { command: 'echo "$PATH"' });
+      assert.equal(out.output, `${COMMAND_PATH}\nexit code: 0`);
+    } finally {
+      process.env['PATH'] = workerPath;
+    }
   });
 
   test("the worker's environment does not reach the command", async () => {

@@ -4,6 +4,7 @@
  * PostgreSQL also: schema migration when several processes open the store at once.
  */
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -270,6 +271,27 @@ describe('PostgreSQL schema migration', { skip: postgresServer ? false : 'AGENTD
       assert.doesNotMatch(error.message, /s3cret-pw/);
       return true;
     });
+  });
+});
+
+describe('SQLite file modes', () => {
+  it('creates its folder 0700 and the store file (and its -wal) 0600', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentd-store-modes-'));
+    try {
+      const file = join(dir, 'private', 'transcripts.db');
+      const store = new SqliteTranscriptStore(file);
+      try {
+        await store.put('m', 0, { role: 'user', content: 'only the worker reads this' });
+        const mode = (path: string) => statSync(path).mode & 0o777;
+        assert.equal(mode(join(dir, 'private')).toString(8), '700');
+        assert.equal(mode(file).toString(8), '600');
+        assert.equal(mode(`${file}-wal`).toString(8), '600', 'SQLite gives the WAL the file\'s mode');
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

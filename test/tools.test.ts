@@ -1,7 +1,7 @@
 /** Tests for the built-in tools: workspace confinement, file round trips, run_command limits, call validation. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { constants as fsConstants, existsSync, readFileSync } from 'node:fs';
+import { constants as fsConstants, existsSync, readFileSync, statSync } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
 import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -337,6 +337,7 @@ describe('workspace confinement', () => {
     const dir = await ensureWorkspace(workspace, 'session-1');
     assert.equal(dir, path.join(workspace, 'session-1'));
     assert.equal(existsSync(dir), true);
+    assert.equal((statSync(dir).mode & 0o777).toString(8), '700', "private to the worker's user");
     for (const bad of ['', '.', '..', 'a/b', '../evil', 'a\\b', 'x'.repeat(300)]) {
       await assert.rejects(ensureWorkspace(workspace, bad), (err: Error) => err.message.startsWith('invalid sessionId: '), bad);
     }

@@ -4,6 +4,7 @@ import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
 import { ConfigError } from '../configError';
 import { ExitCode, UsageError, type Command } from './command';
+import { printable } from './printable';
 
 /**
  * Commands load on demand: only the one asked for, so a command that rejects its input does so before
@@ -51,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const entry = COMMANDS.find((candidate) => candidate.name === name);
   if (!entry) {
-    console.error(`agentd: unknown command '${name}'\n\n${await overview()}`);
+    console.error(printable(`agentd: unknown command '${name}'\n\n${await overview()}`));
     return ExitCode.usage;
   }
   const command = await entry.load();
@@ -67,12 +68,14 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function reportError(command: Command, error: unknown): Promise<number> {
+  // Error messages can quote a session's failure, and so model, tool or user text: shown, never obeyed.
+  const say = (text: string): void => console.error(printable(text));
   if (error instanceof UsageError) {
-    console.error(`agentd ${command.name}: ${error.message}\n\n${command.help}`);
+    say(`agentd ${command.name}: ${error.message}\n\n${command.help}`);
     return ExitCode.usage;
   }
   if (isSettingsError(error)) {
-    console.error(`agentd ${command.name}: ${error.message}`);
+    say(`agentd ${command.name}: ${error.message}`);
     return ExitCode.usage;
   }
   // Past input errors: whatever failed came from a command that already loaded these.
@@ -80,26 +83,26 @@ async function reportError(command: Command, error: unknown): Promise<number> {
   const { NoWorkerAnsweredError } = await import('../client/sessionClient.js');
   const { ENCRYPTED_ENCODING } = await import('../codec/aesGcmCodec.js');
   if (error instanceof WorkflowNotFoundError) {
-    console.error(`agentd ${command.name}: no session ${error.workflowId ?? ''}`.trimEnd());
+    say(`agentd ${command.name}: no session ${error.workflowId ?? ''}`.trimEnd());
     return ExitCode.notFound;
   }
   if (error instanceof WorkflowFailedError) {
     const cause = error.cause;
-    console.error(`agentd ${command.name}: session failed: ${cause?.message ?? error.message}`);
+    say(`agentd ${command.name}: session failed: ${cause?.message ?? error.message}`);
     return ExitCode.failure;
   }
   if (error instanceof NoWorkerAnsweredError) {
-    console.error(`agentd ${command.name}: ${error.message}`);
+    say(`agentd ${command.name}: ${error.message}`);
     return ExitCode.unavailable;
   }
   const message = error instanceof Error ? error.message : String(error);
   if (isUnreachable(error)) {
-    console.error(
+    say(
       `agentd ${command.name}: cannot reach the Temporal server (${message}). Start one with 'agentd dev', or set TEMPORAL_ADDRESS.`,
     );
     return ExitCode.unavailable;
   }
-  console.error(`agentd ${command.name}: ${message}${encryptionHint(message, ENCRYPTED_ENCODING)}`);
+  say(`agentd ${command.name}: ${message}${encryptionHint(message, ENCRYPTED_ENCODING)}`);
   return ExitCode.failure;
 }
 

@@ -1,6 +1,6 @@
 /** The default transcript store: one SQLite file (WAL), shared by the worker and the CLI of one host. */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
@@ -51,7 +51,7 @@ export class SqliteTranscriptStore implements TranscriptStore {
   private readonly index: Database.Statement<[string, string, number, string]>;
 
   constructor(readonly file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') createPrivately(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // Several processes (worker, CLI) share the file; wait for a writer instead of failing.
@@ -195,4 +195,13 @@ export class SqliteTranscriptStore implements TranscriptStore {
     if (!row) throw new TranscriptStoreError('missing_seq', `session ${sessionId} has no message at seq ${seq}`);
     return row;
   }
+}
+
+/**
+ * Transcripts are private to the worker's user: a folder agentd creates is 0700 and a new store file
+ * 0600 (SQLite gives its -wal and -shm files the database file's mode). An existing file keeps its mode.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
 }

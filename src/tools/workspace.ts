@@ -49,11 +49,15 @@ function leadsOutside(requestedPath: string): ToolInputError {
  * Creates `<root>/<sessionId>` and returns its absolute path.
  * The session id becomes one folder name, so separators and dot names are refused rather than sanitised.
  */
+/** Folders agentd creates for workspaces and the store: the worker's user only. */
+export const PRIVATE_DIR_MODE = 0o700;
+
 export async function ensureWorkspace(root: string, sessionId: string): Promise<string> {
   const problem = sessionIdProblem(sessionId);
   if (problem !== undefined) throw new Error(`invalid sessionId: ${problem}`);
   const dir = path.resolve(root, sessionId);
-  await mkdir(dir, { recursive: true });
+  // Private to the worker's user: one session's files are nobody else's to read (0700 on what this creates).
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   return dir;
 }
 

@@ -15,7 +15,11 @@ const STATUS_RESERVE_CHARS = 160;
 const PIPE_CLOSE_GRACE_MS = 1000;
 /** setTimeout fires at once for delays past 2^31-1 ms, which would kill every command immediately. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/**
+ * The one PATH a command gets: the system folders, never the worker's own PATH (which may name its
+ * node_modules, a virtualenv or an operator's private tools).
+ */
+export const COMMAND_PATH = '/usr/local/bin:/usr/bin:/bin';
 
 const RunCommandInput = z.object({
   command: z.string().min(1).describe('The command line, run with `sh -c` in the workspace folder (/workspace in the sandbox).'),
@@ -83,7 +87,7 @@ function spawnAndWait(command: string, timeoutMs: number, ctx: ToolContext, coll
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       // Never the worker's own environment: it holds API keys the agent must not see.
-      env: { PATH: process.env['PATH'] ?? DEFAULT_PATH, HOME: launch.home, LANG: 'C.UTF-8' },
+      env: { PATH: COMMAND_PATH, HOME: launch.home, LANG: 'C.UTF-8' },
     });
     let timedOut = false;
     let aborted = false;
