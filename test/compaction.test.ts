@@ -135,6 +135,13 @@ describe('compaction', () => {
       const truncations = notices.filter((notice) => notice.strategy === 'truncate');
       assert.ok(truncations.length > 0, 'the session went on by truncation');
       for (const notice of truncations) assert.ok(notice.tokensAfter <= waiting.compaction.trigger, `truncated to ${notice.tokensAfter}`);
+      // No summary was ever written, yet each truncation left a session memory of what it dropped.
+      const memories = (await stack.store.list(sessionId)).filter((row) => row.meta.kind === 'memory');
+      assert.ok(memories.length >= truncations.length, `${memories.length} memories for ${truncations.length} truncations`);
+      const newest = memories.at(-1)?.message.content ?? '';
+      assert.match(newest, /Dropped without a summary \(emergency truncation\): seqs \d+/);
+      assert.match(newest, /## Files written or edited/);
+      assert.doesNotMatch(newest, /Summarized \(the summary below/, 'no summary to speak of');
       assert.match(waiting.compaction.warning ?? '', /^breaker OPEN since step \d+: \d+ compactions failed \(summarizer unavailable/);
       assert.equal(totalRejected(simulator.stats()) - simulator.stats().rejected.injected, 0, 'no oversize or malformed request');
       assert.ok(simulator.stats().maxPromptTokens <= WINDOW);

@@ -5,6 +5,7 @@ import { createCutToolResults } from './cutToolResults';
 import type { ActivityDeps } from './deps';
 import { createRunTool } from './runTool';
 import { createStoreMessages } from './storeMessages';
+import { createStoreSessionMemory } from './storeSessionMemory';
 import { createSummarize } from './summarize';
 
 export function createActivities(deps: ActivityDeps) {
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     runTool: createRunTool(deps),
     cutToolResults: createCutToolResults(deps),
     summarize: createSummarize(deps),
+    storeSessionMemory: createStoreSessionMemory(deps),
     claimWorkspace: createClaimWorkspace(deps),
   };
 }

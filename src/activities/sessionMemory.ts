@@ -1,8 +1,8 @@
 /**
  * The session memory block (DESIGN §5 "Session memory"): built by agentd from the stored
- * transcript at each summary compaction, without a model, so the user's words and the artifact
- * trail survive whatever the summarizer keeps. Pure over the rows it is given; the summarize
- * activity reads them from the store.
+ * transcript at each summary compaction and truncation, without a model, so the user's words and
+ * the artifact trail survive whatever the summarizer keeps, or when none works. Pure over the rows
+ * it is given; the storeSessionMemory activity reads them from the store.
  */
 import { countTokens } from 'gpt-tokenizer';
 import { memoryMessageHeader, isMemoryMessage } from '../model/memoryFormat';
@@ -98,7 +98,7 @@ function leftSection(originals: readonly StoredMessage[], input: SessionMemoryIn
   const truncated = originals.map((row) => row.seq).filter((seq) => !summarized.has(seq) && !kept.has(seq));
   return [
     '## What left the context, and how to get it back',
-    `- Summarized (the summary below stands for them): seqs ${runsText(toSeqRuns([...summarized].sort((a, b) => a - b)))}.`,
+    ...(summarized.size > 0 ? [`- Summarized (the summary below stands for them): seqs ${runsText(toSeqRuns([...summarized].sort((a, b) => a - b)))}.`] : []),
     ...(truncated.length > 0 ? [`- Dropped without a summary (emergency truncation): seqs ${runsText(toSeqRuns(truncated))}.`] : []),
     '- Every original is kept in the transcript store: search_transcript finds words in them and returns seqs with',
     '  snippets; read_output with a seq pages through that original (a tool output, a message or tool-call arguments).',

@@ -18,7 +18,7 @@ import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
 import { toModelFailure } from './modelFailure';
 import { viewOf } from './cutToolResults';
-import { buildSessionMemory, sessionMemoryMessage } from './sessionMemory';
+import { writeSessionMemory } from './storeSessionMemory';
 import { summarizeInstruction } from './summarizePrompt';
 import { usageOf } from './usage';
 import {
@@ -58,17 +58,14 @@ export function createSummarize(deps: ActivityDeps) {
   /** The memory block beside the summary, built from the store without a model; a retry finds it stored. */
   async function storeMemory(input: SummarizeInput): Promise<MessageMeasure | undefined> {
     if (input.memorySeq === undefined) return undefined;
-    const existing = await store.get(input.sessionId, input.memorySeq);
-    if (existing) return measureOf(existing);
-    const pinned = fromSeqRuns(input.pinned);
-    const text = buildSessionMemory({
-      rows: await store.list(input.sessionId),
-      taskSeq: pinned[pinned.length - 1] ?? 0,
+    return writeSessionMemory(store, {
+      sessionId: input.sessionId,
+      memorySeq: input.memorySeq,
+      pinned: input.pinned,
       summarized: input.covers,
       kept: input.kept ?? [],
       budgetTokens: input.memoryBudgetTokens ?? 0,
     });
-    return measureOf(await store.put(input.sessionId, input.memorySeq, sessionMemoryMessage(text), { kind: 'memory' }));
   }
 
   return async function summarize(input: SummarizeInput): Promise<SummarizeResult> {

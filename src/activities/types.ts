@@ -153,6 +153,23 @@ export interface SummarizeInput {
 }
 
 /**
+ * A session memory block to build from the store and keep under `memorySeq` (DESIGN §5 "Session
+ * memory"): beside a summary, or after a truncation dropped steps without one.
+ */
+export interface StoreSessionMemoryInput {
+  sessionId: string;
+  memorySeq: number;
+  /** Pinned messages (system prompt, task): user messages after the last of them are quoted. */
+  pinned: SeqRun[];
+  /** Original seqs a summary in the context stands for. */
+  summarized: SeqRun[];
+  /** Original seqs still in the context; what is in neither list was dropped without a summary. */
+  kept: SeqRun[];
+  /** Largest block, in tokens (the plan reserved it). */
+  budgetTokens: number;
+}
+
+/**
  * What one summarize attempt cost, returned with its result and carried as the first detail of any
  * failure after the endpoint answered (DESIGN §5 "Any model's summary counts"): rejected summaries
  * are billed too. A schema, because the workflow reads it back out of a failure's untyped details.

@@ -4,7 +4,7 @@
  * Pure: seqs of summaries and views are allocated by the workflow and passed in.
  */
 import { appendOriginals } from './accounting';
-import type { AppliedCompaction, CompactDecision, Replacement, TruncateDecision } from './decision';
+import type { AppliedCompaction, CompactDecision, ProjectionBasis, Replacement, TruncateDecision } from './decision';
 import { CompactionError, CompactionErrorCode } from './errors';
 import { projectTokens, rawContextTokens } from './estimate';
 import { LedgerKind, LedgerRole, type LedgerEntry } from './ledger';
@@ -212,6 +212,32 @@ export function applyTruncation(ledger: readonly LedgerEntry[], decision: Trunca
       why: decision.why,
     },
   };
+}
+
+/**
+ * The truncated context with a fresh session memory in place of any earlier one, right after the
+ * pinned entries (DESIGN §5 "Session memory"); the event's `tokensAfter` counts it.
+ */
+export function withSessionMemory(
+  applied: AppliedCompaction,
+  memory: { readonly seq: number; readonly tokens: number; readonly chars: number },
+  projection: ProjectionBasis,
+): AppliedCompaction {
+  const pinned = applied.ledger.filter((entry) => entry.pinned);
+  const rest = applied.ledger.filter((entry) => !entry.pinned && entry.kind !== LedgerKind.memory);
+  const entry: LedgerEntry = {
+    seq: memory.seq,
+    role: LedgerRole.user,
+    tokens: memory.tokens,
+    chars: memory.chars,
+    turn: rest[0]?.turn ?? pinned[pinned.length - 1]?.turn ?? 0,
+    step: 0,
+    kind: LedgerKind.memory,
+  };
+  const ledger = [...pinned, entry, ...rest];
+  const { calibration, perMessageOverheadTokens, toolSchemaTokens, excessTokens } = projection;
+  const tokensAfter = projectTokens(rawContextTokens(ledger, perMessageOverheadTokens, toolSchemaTokens), calibration, excessTokens);
+  return { ledger, event: { ...applied.event, tokensAfter } };
 }
 
 function stale(detail: string): CompactionError {

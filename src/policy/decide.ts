@@ -32,7 +32,7 @@ import { selectTruncation } from './truncate';
  */
 export const SUMMARY_HEADER_TOKENS = 40;
 
-export { applyCompaction, applyTruncation, type CompactionResults } from './applyCompaction';
+export { applyCompaction, applyTruncation, withSessionMemory, type CompactionResults } from './applyCompaction';
 export { verifyCompaction, VerifyFailure, type CompactionVerdict } from './verifyCompaction';
 export * from './decision';
 
@@ -135,7 +135,10 @@ function projectionOf(input: DecideInput, estimate: ContextEstimate): Projection
   };
 }
 
-function truncation(input: DecideInput, estimate: ContextEstimate, why: TruncateWhy, goal: number): Decision {
+function truncation(input: DecideInput, estimate: ContextEstimate, why: TruncateWhy, aim: number): Decision {
+  // The memory stored after the truncation must fit under the same aim as the steps left.
+  const memoryBudgetTokens = input.memoryAtTruncation === true ? input.settings.memoryBudgetTokens : 0;
+  const goal = Math.max(0, aim - memoryBudgetTokens);
   const plan = selectTruncation(
     input.ledger,
     goal,
@@ -156,6 +159,7 @@ function truncation(input: DecideInput, estimate: ContextEstimate, why: Truncate
     ...(plan.fits
       ? {}
       : { shortfall: { reason: TruncationShortfallReason.onlyKeptLeft, overByTokens: plan.expectedAfter - goal } }),
+    ...(memoryBudgetTokens > 0 ? { memoryBudgetTokens } : {}),
     projection: projectionOf(input, estimate),
   };
 }

@@ -119,6 +119,11 @@ export interface DecideInput {
    * results; false only to replay histories from before such views. @default true
    */
   readonly cutToolCalls?: boolean;
+  /**
+   * A truncation also rebuilds the session memory (DESIGN §5 "Session memory"), so it aims that much
+   * lower; false for histories recorded before (the workflow's `patched()`).
+   */
+  readonly memoryAtTruncation?: boolean;
 }
 
 /** Nothing to do: a value, never an exception. */
@@ -196,6 +201,11 @@ export interface TruncateDecision {
   readonly goal: number;
   /** Present when `expectedAfter` is over the goal: why not. */
   readonly shortfall?: { readonly reason: TruncationShortfallReason; readonly overByTokens: number };
+  /**
+   * Largest session memory the workflow stores once the steps are gone, replacing any earlier one;
+   * the goal left room for it. Absent (or 0): no memory (histories from before it).
+   */
+  readonly memoryBudgetTokens?: number;
   /** Numbers the projection used. */
   readonly projection: ProjectionBasis;
 }

@@ -29,7 +29,7 @@ export function sessionActivities(input: SessionInput) {
     heartbeatTimeout: '20 seconds',
     retry: TOOL_RETRY,
   });
-  const compaction = proxyActivities<Pick<Activities, 'cutToolResults'>>({
+  const compaction = proxyActivities<Pick<Activities, 'cutToolResults' | 'storeSessionMemory'>>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
@@ -50,6 +50,7 @@ export function sessionActivities(input: SessionInput) {
     callModel: model.callModel,
     runTool: tools.runTool,
     cutToolResults: compaction.cutToolResults,
+    storeSessionMemory: compaction.storeSessionMemory,
     summarize: summary.summarize,
   };
 }

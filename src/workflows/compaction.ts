@@ -24,14 +24,17 @@ import {
   recordFailure,
   recordSuccess,
   verifyCompaction,
+  withSessionMemory,
   type AppliedCompaction,
   type BreakerState,
   type CompactDecision,
   CompactionRequest,
   type CompactionResults,
   type Decision,
+  LedgerKind,
   type LedgerEntry,
   type ResolvedCompactionSettings,
+  type TruncateDecision,
   type TruncateWhy,
   type UsageAnchor,
   type ViewCut,
@@ -41,7 +44,7 @@ import type { CompactionNotice } from '../session/state';
 import type { SessionActivities } from './activityOptions';
 
 /** The activities compaction calls; the session wraps `summarize` to count what it bills. */
-export type CompactionActivities = Pick<SessionActivities, 'cutToolResults'> & {
+export type CompactionActivities = Pick<SessionActivities, 'cutToolResults' | 'storeSessionMemory'> & {
   summarize(input: SummarizeInput): Promise<SummarizeResult>;
 };
 
@@ -66,6 +69,9 @@ interface BreakerRole {
 
 /** Marks histories whose summary compactions store a session memory beside the summary (DESIGN §5). */
 const SESSION_MEMORY_PATCH = 'session-memory';
+
+/** Marks histories whose truncations store a fresh session memory (DESIGN §5 "Session memory"). */
+const TRUNCATION_MEMORY_PATCH = 'memory-at-truncation';
 
 /** Marks histories whose kept steps may get views of long tool-call arguments (DESIGN §5 "Result"). */
 const TOOL_CALL_VIEWS_PATCH = 'tool-call-views';
@@ -183,9 +189,10 @@ export class CompactionController {
       step: at.step,
       graceful,
       cutToolCalls: patched(TOOL_CALL_VIEWS_PATCH),
+      memoryAtTruncation: patched(TRUNCATION_MEMORY_PATCH),
     });
     if (decision.kind === 'none') return { ledger, decision };
-    if (decision.kind === 'truncate') return { ...this.truncate(ledger, decision, at), decision };
+    if (decision.kind === 'truncate') return { ...(await this.truncate(ledger, decision, at)), decision };
     const auto = request === CompactionRequest.auto;
     const role: BreakerRole = {
       halfOpen: graceful && auto && isHalfOpen(this.breaker, at.step),
@@ -201,12 +208,12 @@ export class CompactionController {
   }
 
   /** Model-free truncation asked for by the workflow itself (e.g. a second overflow). */
-  truncateNow(
+  async truncateNow(
     ledger: LedgerEntry[],
     why: TruncateWhy,
     request: CompactionRequest,
     at: SessionPosition,
-  ): { ledger: LedgerEntry[]; notice?: CompactionNotice } {
+  ): Promise<{ ledger: LedgerEntry[]; notice?: CompactionNotice }> {
     const decision = decideTruncation(
       {
         ledger,
@@ -216,6 +223,7 @@ export class CompactionController {
         request,
         step: at.step,
         graceful: patched(GRACEFUL_COMPACTION_PATCH),
+        memoryAtTruncation: patched(TRUNCATION_MEMORY_PATCH),
       },
       why,
     );
@@ -287,7 +295,7 @@ export class CompactionController {
    * A failed compaction counts on the breaker. When the request would now be too big anyway,
    * the oldest whole steps are dropped so no known-oversize request is ever sent.
    */
-  private failed(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, why: string, reason: string, role: BreakerRole) {
+  private async failed(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, why: string, reason: string, role: BreakerRole) {
     const wasOpen = this.breaker.open;
     if (!role.bypass) {
       const failure = { step: at.step, coolDownSteps: this.settings.breakerCoolDownSteps, reason };
@@ -308,13 +316,45 @@ export class CompactionController {
     };
     this.pushNotice(notice);
     // The truncation, if any, has a notice of its own; the caller is told about the failure.
-    return { ledger: this.truncateNow(ledger, 'cannot_compact', decision.reason, at).ledger, notice };
+    return { ledger: (await this.truncateNow(ledger, 'cannot_compact', decision.reason, at)).ledger, notice };
   }
 
-  private truncate(ledger: LedgerEntry[], decision: Extract<Decision, { kind: 'truncate' }>, at: SessionPosition) {
-    const applied = applyTruncation(ledger, decision);
+  private async truncate(ledger: LedgerEntry[], decision: Extract<Decision, { kind: 'truncate' }>, at: SessionPosition) {
+    let applied = applyTruncation(ledger, decision);
+    if ((decision.memoryBudgetTokens ?? 0) > 0) applied = await this.rememberDropped(applied, decision);
     this.anchor = undefined;
     return { ledger: applied.ledger, notice: this.remember(applied, at) };
+  }
+
+  /**
+   * After a truncation, a fresh session memory: what the dropped steps held of the user's words and
+   * the artifact trail stays in the context though no summary was written. A memory that cannot be
+   * stored (the store is down past the activity's retries) leaves the truncation as it was.
+   */
+  private async rememberDropped(applied: AppliedCompaction, decision: TruncateDecision): Promise<AppliedCompaction> {
+    const pinned: number[] = [];
+    const summarized: number[] = [];
+    const kept: number[] = [];
+    for (const entry of applied.ledger) {
+      if (entry.pinned) pinned.push(entry.seq);
+      if (entry.kind === LedgerKind.summary) appendOriginals(summarized, entry);
+      else appendOriginals(kept, entry);
+    }
+    try {
+      const memory = await this.activities.storeSessionMemory({
+        sessionId: this.sessionId,
+        memorySeq: this.allocateSeq(),
+        pinned: toSeqRuns(pinned),
+        summarized: toSeqRuns(summarized.sort((a, b) => a - b)),
+        kept: toSeqRuns(kept.sort((a, b) => a - b)),
+        budgetTokens: decision.memoryBudgetTokens ?? 0,
+      });
+      return withSessionMemory(applied, memory, decision.projection);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      log.warn('session memory not stored after a truncation', { sessionId: this.sessionId, why: error.cause?.message ?? error.message });
+      return applied;
+    }
   }
 
   private remember(applied: AppliedCompaction, at: SessionPosition, marks: Partial<CompactionNotice> = {}): CompactionNotice {

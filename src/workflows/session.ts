@@ -480,7 +480,7 @@ export class AgentSession {
       } catch (error) {
         if (!isContextOverflow(error)) throw error;
         if (overflows === 0) await this.compact('reactive');
-        else if (overflows === 1) this.ledger = this.compaction.truncateNow(this.ledger, 'repeated_overflow', 'reactive', this.position()).ledger;
+        else if (overflows === 1) this.ledger = (await this.compaction.truncateNow(this.ledger, 'repeated_overflow', 'reactive', this.position())).ledger;
         else throw this.fail(`the model rejected the context as too long three times at step ${this.step}`, ActivityFailureType.contextOverflow, error as Error);
       }
     }

@@ -10,6 +10,7 @@ import {
   decideTruncation,
   verifyCompaction,
   VerifyFailure,
+  withSessionMemory,
   type CompactDecision,
   type CompactionRequest,
   type CompactionResults,
@@ -363,6 +364,29 @@ describe('decide: graceful degradation (breaker open, half-open, truncation to t
     assert.equal(expectKind(decide(graceful(unprunable(), 29)), 'truncate').why, 'breaker_open');
     const retry = expectKind(decide(graceful(unprunable(), 30)), 'compact');
     assert.equal(retry.strategy, 'summary');
+  });
+
+  test('a truncation that stores a session memory leaves room for it under the target; the memory goes after the pinned entries', () => {
+    const ledger = unprunable();
+    const decision = expectKind(decide({ ...graceful(ledger, 12), memoryAtTruncation: true }), 'truncate');
+    assert.equal(decision.memoryBudgetTokens, S32.memoryBudgetTokens);
+    assert.equal(decision.goal, S32.targetTokens - S32.memoryBudgetTokens);
+    assert.ok(decision.expectedAfter <= decision.goal);
+    const applied = applyTruncation(ledger, decision);
+    const memory = { seq: 900, tokens: S32.memoryBudgetTokens, chars: 4 * S32.memoryBudgetTokens };
+    const remembered = withSessionMemory(applied, memory, decision.projection);
+    const pinnedCount = ledger.filter((entry) => entry.pinned).length;
+    assert.equal(remembered.ledger[pinnedCount]?.seq, 900);
+    assert.equal(remembered.ledger[pinnedCount]?.kind, 'memory');
+    assert.ok(remembered.event.tokensAfter > applied.event.tokensAfter, 'the memory is counted');
+    assert.ok(remembered.event.tokensAfter <= S32.targetTokens, `${remembered.event.tokensAfter} with the memory, target ${S32.targetTokens}`);
+    // A second truncation's memory replaces the first: one memory in the context, and nothing vanishes.
+    const again = withSessionMemory({ ...remembered, ledger: remembered.ledger }, { ...memory, seq: 901 }, decision.projection);
+    assert.deepEqual(again.ledger.filter((entry) => entry.kind === 'memory').map((entry) => entry.seq), [901]);
+    assert.equal(orphanProblem(again.ledger), undefined);
+    assert.ok(accounting(ledger.map((entry) => entry.seq), again.ledger, fromSeqRuns(applied.event.truncatedSeqs)).ok);
+    // Without the flag (older histories) the goal is the target itself.
+    assert.equal(expectKind(decide(graceful(ledger, 12)), 'truncate').memoryBudgetTokens, undefined);
   });
 
   test('a failed compaction truncates to the target once at the trigger, and not below it', () => {

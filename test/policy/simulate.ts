@@ -11,6 +11,7 @@ import { CLOSED_BREAKER, recordFailure, recordSuccess, type BreakerState } from 
 import {
   applyCompaction,
   applyTruncation,
+  withSessionMemory,
   decide,
   decideTruncation,
   verifyCompaction,
@@ -214,6 +215,7 @@ export class Simulation {
       },
       breaker: this.breaker,
       request,
+      memoryAtTruncation: true,
     };
   }
 
@@ -329,9 +331,16 @@ export class Simulation {
     if (decision.kind === 'none') return decision;
     const before = this.ledger;
     if (decision.kind === 'truncate') {
-      const applied = applyTruncation(before, decision);
+      let applied = applyTruncation(before, decision);
       assert.ok(applied.event.tokensAfter <= decision.expectedAfter, 'truncation event worse than projected');
       this.truncated.push(...fromSeqRuns(applied.event.truncatedSeqs));
+      const memoryBudget = decision.memoryBudgetTokens ?? 0;
+      if (memoryBudget > 0) {
+        // The memory comes out at most at its budget; here, at the budget. The goal left room for it.
+        const memoryTokens = Math.floor(memoryBudget / decision.projection.calibration);
+        applied = withSessionMemory(applied, { seq: this.allocate(false), tokens: memoryTokens, chars: memoryTokens * 4 }, decision.projection);
+        assert.ok(applied.event.tokensAfter <= decision.expectedAfter + memoryBudget + 1, 'memory after a truncation over its budget');
+      }
       this.adopt(applied.ledger, 'after a truncation');
       this.stats.truncations++;
       return decision;
