@@ -57,10 +57,13 @@ interface Fact {
   text?: string;
 }
 
+/** Where a fact is in a request; null once it has left; `not yet` before it first entered any request. */
+type Found = Where | null | 'not yet';
+
 interface Check {
   readonly compactions: number;
   readonly requestIndex: number;
-  readonly found: Record<string, Where | null>;
+  readonly found: Record<string, Found>;
 }
 
 function textsOf(message: ChatMessage): string[] {
@@ -139,6 +142,7 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
   let plantedRemoved = false;
   let workspace = '';
   let summaryRequests = 0;
+  const entered = new Set<string>();
   let reachedAll: () => void = () => undefined;
   const reached = new Promise<void>((resolve) => (reachedAll = resolve));
 
@@ -161,10 +165,11 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
       rmSync(join(workspace, PLANTED_FILE));
       plantedRemoved = true;
     }
-    if (compactions === 0) beforeFirst = { compactions: 0, requestIndex: request.index, found: findAll(facts, request.messages) };
+    const found = findAll(facts, request.messages, entered);
+    if (compactions === 0) beforeFirst = { compactions: 0, requestIndex: request.index, found };
     const due = CHECKPOINTS.find((count) => count === compactions && !checks.some((check) => check.compactions === count));
     if (due !== undefined) {
-      checks.push({ compactions: due, requestIndex: request.index, found: findAll(facts, request.messages) });
+      checks.push({ compactions: due, requestIndex: request.index, found });
       if (due === CHECKPOINTS.at(-1)) reachedAll();
     }
   };
@@ -197,7 +202,7 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
   for (const fact of facts) {
     searchable[fact.id] = fact.text !== undefined && (await stack.store.search(sessionId, fact.text)).length > 0;
   }
-  const end = { compactions, requestIndex: lastIndex, found: findAll(facts, lastMessages) };
+  const end = { compactions, requestIndex: lastIndex, found: findAll(facts, lastMessages, entered) };
   const first = beforeFirst ?? { compactions: 0, requestIndex: -1, found: {} };
   const rows = [first, ...checks, ...(checks.at(-1)?.requestIndex === end.requestIndex ? [] : [end])];
   const run: Run = {
@@ -272,7 +277,8 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
       'request the workflow sends is searched for each (message text and tool-call arguments) and the place it is found in',
       'is shown: `pinned` (task), `memory` (the session memory agentd builds without a model), `summary`, `tail`. "After N',
       'compactions" is the first step request after the context got shorter for the Nth time (a summary, prune or',
-      'truncation). "search" is the store search behind `search_transcript`, run at the end for each fact.',
+      'truncation); `not yet` marks a fact no request had held so far, and shares count only facts that had entered.',
+      '"search" is the store search behind `search_transcript`, run at the end for each fact.',
       '',
       ...tables,
       '**What this measures, honestly.** The summarizers are the simulator\'s scripted behaviours, not LLMs. Facts from user',
@@ -283,17 +289,25 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
   };
 }
 
-function findAll(facts: readonly Fact[], messages: readonly ChatMessage[]): Record<string, Where | null> {
-  return Object.fromEntries(facts.map((fact) => [fact.id, fact.text === undefined ? null : locate(messages, fact.text)]));
+/** Where each fact is in `messages`; `entered` (updated here) remembers the facts any request so far held. */
+function findAll(facts: readonly Fact[], messages: readonly ChatMessage[], entered: Set<string>): Record<string, Found> {
+  return Object.fromEntries(
+    facts.map((fact) => {
+      const where = fact.text === undefined ? null : locate(messages, fact.text);
+      if (where !== null) entered.add(fact.id);
+      return [fact.id, where ?? (entered.has(fact.id) ? null : 'not yet')];
+    }),
+  );
 }
 
+/** Of the facts that had entered by then, the share still in the context. */
 function keptShare(check: Check): number {
-  const values = Object.values(check.found);
-  return values.filter((where) => where !== null).length / values.length;
+  const values = Object.values(check.found).filter((where) => where !== 'not yet');
+  return values.length === 0 ? 1 : values.filter((where) => where !== null).length / values.length;
 }
 
 function share(check: Check): string {
-  const values = Object.values(check.found);
+  const values = Object.values(check.found).filter((where) => where !== 'not yet');
   return `${values.filter((where) => where !== null).length}/${values.length} (${num(keptShare(check) * 100, 0)}%)`;
 }
 

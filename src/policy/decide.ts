@@ -136,9 +136,11 @@ function projectionOf(input: DecideInput, estimate: ContextEstimate): Projection
 }
 
 function truncation(input: DecideInput, estimate: ContextEstimate, why: TruncateWhy, aim: number): Decision {
-  // The memory stored after the truncation must fit under the same aim as the steps left.
+  // The memory stored after the truncation (its text and its message framing) must fit under the
+  // same aim as the steps left.
   const memoryBudgetTokens = input.memoryAtTruncation === true ? input.settings.memoryBudgetTokens : 0;
-  const goal = Math.max(0, aim - memoryBudgetTokens);
+  const memoryRoom = memoryBudgetTokens > 0 ? memoryBudgetTokens + Math.ceil(input.settings.perMessageOverheadTokens * estimate.calibration) : 0;
+  const goal = Math.max(0, aim - memoryRoom);
   const plan = selectTruncation(
     input.ledger,
     goal,

@@ -370,7 +370,7 @@ describe('decide: graceful degradation (breaker open, half-open, truncation to t
     const ledger = unprunable();
     const decision = expectKind(decide({ ...graceful(ledger, 12), memoryAtTruncation: true }), 'truncate');
     assert.equal(decision.memoryBudgetTokens, S32.memoryBudgetTokens);
-    assert.equal(decision.goal, S32.targetTokens - S32.memoryBudgetTokens);
+    assert.equal(decision.goal, S32.targetTokens - S32.memoryBudgetTokens - S32.perMessageOverheadTokens, 'room for the text and its framing');
     assert.ok(decision.expectedAfter <= decision.goal);
     const applied = applyTruncation(ledger, decision);
     const memory = { seq: 900, tokens: S32.memoryBudgetTokens, chars: 4 * S32.memoryBudgetTokens };
