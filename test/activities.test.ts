@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { CallModelInput, RunToolResult, SummarizeInput, SummarizeResult, SummaryRejectedDetails } from '../src/activities/types';
+import type { CallModelInput, RunToolResult, SummarizeInput, SummarizeResult, SummarizeSpent, SummaryRejectedDetails } from '../src/activities/types';
 import { isSummaryMessage, SUMMARY_SECTIONS } from '../src/model/summaryFormat';
 import type { SimulatorOptions } from '../src/simulator/options';
 import { totalRejected } from '../src/simulator/stats';
@@ -227,6 +227,25 @@ describe('summarize activity', () => {
     assert.equal(stats.summaryRequests, result.calls);
     assert.equal(totalRejected(stats), 0, 'every chunk fit the window');
     assert.ok(stats.maxPromptTokens <= 16_384);
+  });
+
+  it('a chunked summary that fails after a chunk was answered is not retried, and carries what that chunk cost', async () => {
+    const last = await conversation('sum-partway', 40, 4000);
+    const simulator = await startSimulator({ contextWindow: 16_384, faultPlan: (index) => (index >= 1 ? { kind: 'status', status: 500 } : undefined) });
+    try {
+      const activities = activitiesOn(store, dir, simulator.baseURL);
+      const input = { sessionId: 'sum-partway', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]], budgetTokens: 1500, contextWindow: 16_384, model: 'agentd-sim' } as SummarizeInput;
+      await assert.rejects(new MockActivityEnvironment().run(activities.summarize, input), (error: unknown) => {
+        assert.ok(error instanceof ApplicationFailure, String(error));
+        assert.equal(error.nonRetryable, true, 'a retry would lose this attempt\'s bill and pay for the chunk again');
+        const spent = error.details?.[0] as SummarizeSpent;
+        assert.equal(spent.calls, 1, 'the first chunk was answered');
+        assert.equal(spent.usage.promptTokens, simulator.stats().summaryPromptTokens);
+        return true;
+      });
+    } finally {
+      await simulator.stop();
+    }
   });
 
   for (const summarizer of ['prose', 'headings', 'lossy'] as const) {

@@ -207,7 +207,9 @@ function acceptedSummary(text: string, region: StoredMessage[], spent: Summarize
 /**
  * The failure with what the attempt cost as its first detail, so the workflow bills answered calls
  * even when the attempt failed. Failures that already carry details (a rejection) and those of an
- * attempt that cost nothing are passed on as they are.
+ * attempt that cost nothing are passed on as they are. An attempt that had requests answered (a
+ * chunked region failing partway) is not retried: the workflow sees only the last attempt's failure,
+ * so a retry would lose what this one was billed, and would pay for the same chunks again.
  */
 function withSpent(error: unknown, spent: SummarizeSpent): unknown {
   if (!(error instanceof ApplicationFailure) || (error.details?.length ?? 0) > 0) return error;
@@ -215,7 +217,7 @@ function withSpent(error: unknown, spent: SummarizeSpent): unknown {
   return ApplicationFailure.create({
     type: error.type ?? undefined,
     message: error.message,
-    nonRetryable: error.nonRetryable === true,
+    nonRetryable: error.nonRetryable === true || spent.calls > 0,
     ...(error.nextRetryDelay !== undefined ? { nextRetryDelay: error.nextRetryDelay } : {}),
     ...(error.cause !== undefined ? { cause: error.cause } : {}),
     details: [spent],
