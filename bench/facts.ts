@@ -282,9 +282,9 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
       '',
       ...tables,
       '**What this measures, honestly.** The summarizers are the simulator\'s scripted behaviours, not LLMs. Facts from user',
-      'messages and the artifact trail (files written, listed, failing commands) are kept by the session memory, which no model',
-      'writes; a number in a passing command\'s output survives only while a summary or the tail carries it, and is then',
-      'found by search.',
+      'messages and the artifact trail (files written and listed, commands with their last output line) are kept by the',
+      'session memory, which no model writes and which truncations rebuild too; a fact that is in none of these (a line in',
+      'the middle of a long output) survives only while a summary or the tail carries it, and is then found by search.',
     ].filter((line) => line !== undefined),
   };
 }

@@ -63,13 +63,55 @@ describe('session memory', () => {
     assert.match(text, /src\/parser\.ts \(write_file at seq 3, 20 bytes\)/, 'the file written, its seq and size');
     assert.match(text, /listed \. \(newest seq 15\): src\/, vendor\/, legacy_grammar\.pegjs/, 'every name the listings showed, also a file deleted since');
     assert.match(text, /read_file README\.md \(seq 8\)/, 'the file read');
-    assert.match(text, /`npm test` → exit code 1/, 'a command and its exit status');
-    assert.match(text, /`npm run lint` → exit code 0/);
-    assert.match(text, /not ok 2 - parser rejects empty input/, 'the error lines of a failing result');
-    assert.ok(!/all clean/.test(text), 'a passing result is not an error');
+    assert.match(text, /`npm test` → exit code 1: AssertionError: expected throw/, 'a command, its exit status and last output line');
+    assert.match(text, /`npm run lint` → exit code 0: all clean/);
+    const errors = text.slice(text.indexOf('## Errors'), text.indexOf('## Commands'));
+    assert.match(errors, /not ok 2 - parser rejects empty input/, 'the error lines of a failing result');
+    assert.ok(!/all clean/.test(errors), 'a passing result is not an error');
     assert.match(text, /Summarized .*seqs 2-12/);
     assert.match(text, /search_transcript/, 'tells the model the search tool exists');
     assert.match(text, /read_output/, 'and how to page an original');
+  });
+
+  it('counts runs of a command that differ only in numbers once, so they do not push out an older distinct one', async () => {
+    const sessionId = 'mem-5';
+    let seq = 0;
+    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
+    await put({ role: 'system', content: 'sys' });
+    await put({ role: 'user', content: 'task' });
+    const run = async (command: string, output: string) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command }) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: 'run_command' });
+    };
+    await run('echo "parser benchmark: $((1031*7)) ops/s"', 'parser benchmark: 7217 ops/s\nexit code: 0');
+    for (let i = 1; i <= 30; i++) await run(`seq -f 'test case %.0f: ok' 1 ${100 + i}`, `test case 1: ok\ntest case ${100 + i}: ok\nexit code: 0`);
+    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: 2048 });
+    assert.match(text, /parser benchmark: 7217 ops\/s/, 'the older distinct command and its result');
+    assert.match(text, /test case 130: ok \(30 runs alike\)/, 'the repeated one, once, by its newest run');
+    assert.equal(text.match(/seq -f/g)?.length, 1);
+  });
+
+  it('a trail section cut short keeps its newest lines and its oldest one; one long section does not starve the others', async () => {
+    const sessionId = 'mem-6';
+    let seq = 0;
+    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
+    await put({ role: 'system', content: 'sys' });
+    await put({ role: 'user', content: 'task' });
+    const call = async (name: string, args: Record<string, unknown>, output: string) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name });
+    };
+    await call('write_file', { path: 'src/first-module.ts', content: 'x' }, 'wrote 1 bytes');
+    await call('list_files', { path: '.' }, 'legacy_grammar.pegjs\nsrc/');
+    for (let i = 0; i < 120; i++) await call('write_file', { path: `notes/step-${i}-${'x'.repeat(40)}.md`, content: 'n' }, 'wrote 1 bytes');
+    const budget = 700;
+    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: budget });
+    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    assert.match(text, /notes\/step-119-/, 'the newest file written');
+    assert.match(text, /more between \(search_transcript finds them\), and the oldest:\n- src\/first-module\.ts/, 'and the first one');
+    assert.match(text, /listed \. \(newest seq \d+\): legacy_grammar\.pegjs/, 'the listing keeps its share');
   });
 
   it('names the seqs truncation dropped (neither summarized nor kept)', async () => {

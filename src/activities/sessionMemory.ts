@@ -16,7 +16,10 @@ import type { StoredMessage } from '../store/transcriptStore';
 const USER_MESSAGES_SHARE = 0.5;
 /** Words kept of a user message that no longer fits verbatim. */
 const FIRST_WORDS = 12;
+/** Distinct commands kept (a command run again and again, with results alike, is one). */
 const COMMANDS_KEPT = 10;
+/** Characters of a command's result line kept. */
+const RESULT_CHARS = 120;
 const FAILURES_KEPT = 8;
 const ERROR_LINES_PER_FAILURE = 4;
 const LINE_CHARS = 200;
@@ -53,7 +56,7 @@ interface ToolFacts {
   readonly isError: boolean;
 }
 
-/** The memory message's text, within `budgetTokens` (header and "what left" first, then the rest by priority). */
+/** The memory message's text, within `budgetTokens`: header and "what left" always, user messages up to half the rest, then the trail. */
 export function buildSessionMemory(input: SessionMemoryInput): string {
   const originals = input.rows.filter((row) => row.meta.kind === undefined);
   const throughSeq = originals.at(-1)?.seq ?? input.taskSeq;
@@ -70,25 +73,53 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
   const trail = [
     { title: '## Files written or edited (path, last seq, size)', lines: writtenFiles(tools) },
     { title: '## Errors in failing tool results (newest first)', lines: failureLines(tools) },
-    { title: `## Last ${COMMANDS_KEPT} commands (newest first)`, lines: commandLines(tools) },
+    { title: '## Commands, newest first (exit status and last output line; runs alike counted once)', lines: commandLines(tools) },
     { title: '## Files read or listed (newest first)', lines: readFiles(tools) },
   ];
-  const sections: string[][] = [userLines];
-  for (const section of trail) {
-    if (section.lines.length === 0) continue;
-    const kept = [section.title];
-    let cost = countTokens(section.title) + 1;
-    for (const line of section.lines) {
-      const lineCost = countTokens(line) + 1;
-      if (cost + lineCost > remaining) break;
-      kept.push(line);
-      cost += lineCost;
-    }
-    if (kept.length === 1) continue;
-    sections.push(kept);
-    remaining -= cost;
+  return [header, '', ...[userLines, ...fitTrail(trail, remaining)].flatMap((lines) => (lines.length > 0 ? [...lines, ''] : [])), ...left].join('\n');
+}
+
+function moreLine(omitted: number): string {
+  return `- … ${omitted} more between (search_transcript finds them), and the oldest:`;
+}
+/** What a "… N more" line costs at most (and its newline). */
+const MORE_LINE_TOKENS = countTokens(moreLine(99_999)) + 1;
+
+/**
+ * The trail sections within `budget`: each may first take an equal share, so a long one (a file
+ * written at every step) cannot starve the others, and what a section does not need goes to the
+ * ones after it that do. A section cut short keeps its newest lines and its oldest one, as a view
+ * keeps a head and a tail: the first file written or command run often matters as much as the last.
+ */
+function fitTrail(trail: ReadonlyArray<{ title: string; lines: readonly string[] }>, budget: number): string[][] {
+  const present = trail.filter((section) => section.lines.length > 0);
+  const costs = present.map((section) => section.lines.map((line) => countTokens(line) + 1));
+  const needs = costs.map((lineCosts) => lineCosts.reduce((total, cost) => total + cost, 0));
+  const titles = present.reduce((total, section) => total + countTokens(section.title) + 1, 0);
+  const share = Math.floor(Math.max(0, budget - titles) / Math.max(1, present.length));
+  const limits = needs.map((need) => Math.min(need, share));
+  let spare = limits.reduce((left, limit) => left - limit, Math.max(0, budget - titles));
+  for (const [index, need] of needs.entries()) {
+    const extra = Math.min(spare, need - limits[index]!);
+    limits[index]! += extra;
+    spare -= extra;
   }
-  return [header, '', ...sections.flatMap((lines) => (lines.length > 0 ? [...lines, ''] : [])), ...left].join('\n');
+  return present.map((section, index) => fitSection(section, costs[index]!, limits[index]!)).filter((lines) => lines.length > 0);
+}
+
+/** The section within `limit` tokens: whole, or its newest lines, a "… N more" line and its oldest line. */
+function fitSection(section: { title: string; lines: readonly string[] }, costs: readonly number[], limit: number): string[] {
+  const { title, lines } = section;
+  if (costs.reduce((total, cost) => total + cost, 0) <= limit) return [title, ...lines];
+  let room = limit - costs[costs.length - 1]! - MORE_LINE_TOKENS;
+  if (room < 0) return [];
+  const newest: string[] = [];
+  for (let index = 0; index < lines.length - 1 && costs[index]! <= room; index++) {
+    newest.push(lines[index]!);
+    room -= costs[index]!;
+  }
+  const omitted = lines.length - 1 - newest.length;
+  return [title, ...newest, moreLine(omitted), lines[lines.length - 1]!];
 }
 
 /** What left the context and how to get it back: always there, whatever the budget. */
@@ -215,16 +246,42 @@ function readFiles(tools: readonly ToolFacts[]): string[] {
   });
 }
 
+/**
+ * The newest distinct commands with their exit status and last output line. Runs that differ only
+ * in their numbers (the same test command, a loop over cases) count as one, shown by the newest run
+ * with how many there were: an agent reruns its checks all session long, and those runs must not
+ * push out the one command whose result mattered.
+ */
 function commandLines(tools: readonly ToolFacts[]): string[] {
-  return tools
-    .filter(({ call }) => typeof call.args.command === 'string')
-    .slice(-COMMANDS_KEPT)
+  const groups = new Map<string, { newest: ToolFacts; runs: number }>();
+  for (const fact of tools) {
+    if (typeof fact.call.args.command !== 'string') continue;
+    const key = `${shapeOf(fact.call.args.command)}\n${shapeOf(resultLine(fact.output))}\n${exitCode(fact.output) ?? ''}`;
+    const group = groups.get(key);
+    groups.delete(key);
+    groups.set(key, { newest: fact, runs: (group?.runs ?? 0) + 1 });
+  }
+  return [...groups.values()]
     .reverse()
-    .map(({ call, output, resultSeq, isError }) => {
+    .slice(0, COMMANDS_KEPT)
+    .map(({ newest: { call, output, resultSeq, isError }, runs }) => {
       const code = exitCode(output);
       const status = code !== undefined ? `exit code ${code}` : isError ? 'failed' : 'no exit code';
-      return `- seq ${resultSeq}: \`${clip(String(call.args.command))}\` → ${status}`;
+      const result = resultLine(output);
+      const more = runs > 1 ? ` (${runs} runs alike)` : '';
+      return `- seq ${resultSeq}: \`${clip(String(call.args.command))}\` → ${status}${result === '' ? '' : `: ${clip(result, RESULT_CHARS)}`}${more}`;
     });
+}
+
+/** The last line a command printed before its status line. */
+function resultLine(output: string): string {
+  const lines = output.split('\n').filter((line) => line.trim() !== '' && !/^(exit code: |killed )/.test(line));
+  return lines.at(-1)?.trim() ?? '';
+}
+
+/** Text with every run of digits as `#`: runs of one command that differ only in numbers look alike. */
+function shapeOf(text: string): string {
+  return text.replace(/\d+/g, '#');
 }
 
 function failureLines(tools: readonly ToolFacts[]): string[] {
