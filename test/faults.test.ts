@@ -5,9 +5,8 @@
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isSummaryMessage } from '../src/model/summaryFormat';
 import { faultsAt, type Fault } from '../src/simulator/options';
@@ -328,10 +327,8 @@ describe('faults', { concurrency: true }, () => {
     });
 
     it('kills a command that hangs past toolTimeoutSeconds and goes on', { timeout: 3 * MINUTE }, async () => {
-      // The simulator's script runs `seq`; a `seq` that never ends, first on the worker's PATH, is
-      // a hung command as the tool sees one. It notes its pid so the test can check it was killed.
-      const bin = mkdtempSync(join(tmpdir(), 'agentd-hang-bin-'));
-      writeFileSync(join(bin, 'seq'), '#!/bin/sh\necho $$ > hung-seq.pid\nexec sleep 300\n', { mode: 0o755 });
+      // A scripted command that never ends, and notes its pid so the test can check it was killed.
+      const hang = JSON.stringify({ command: 'echo $$ > hung-seq.pid; exec sleep 300' });
       const simulator = await startSimulator({});
       let worker: WorkerProcess | undefined;
       try {
@@ -340,12 +337,12 @@ describe('faults', { concurrency: true }, () => {
           storeFile: stack.storeFile,
           workspaceRoot: stack.workspaceRoot,
           modelBaseURL: simulator.baseURL,
-          // Unsandboxed on purpose: the fake seq lives in the host's /tmp, which the sandbox hides, and
-          // the pid it notes must be a host pid. sandbox.test.ts covers the hung command under bwrap.
-          extra: { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`, AGENTD_UNSANDBOXED_COMMANDS: '1' },
+          // Unsandboxed on purpose: the pid it notes must be a host pid. sandbox.test.ts covers the
+          // hung command under bwrap.
+          extra: { AGENTD_UNSANDBOXED_COMMANDS: '1' },
         });
         const handle = await stack.sessions.start({
-          task: 'run a hanging command [sim steps=4]',
+          task: `run a hanging command [sim steps=4]\n[sim call run_command ${hang}]`,
           model: 'agentd-sim',
           toolTimeoutSeconds: 2,
         });
@@ -369,7 +366,6 @@ describe('faults', { concurrency: true }, () => {
       } finally {
         await worker?.stop('SIGTERM');
         await simulator.stop();
-        rmSync(bin, { recursive: true, force: true });
       }
     });
   });
