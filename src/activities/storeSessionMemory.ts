@@ -1,8 +1,8 @@
 /**
- * Builds the session memory block from the store and keeps it under its seq (DESIGN §5 "Session
- * memory"): the summarize activity does so beside a summary, and the workflow asks for one after a
- * truncation, so a session whose summarizer never works still carries the user's words and the
- * artifact trail. Idempotent: a retry finds the stored block.
+ * Builds the session memory block from the store and keeps it under its seq
+ * (DESIGN §5 "Session memory"): the summarize activity does so beside a summary, and the workflow
+ * asks for one after a truncation, so a session whose summarizer never works still carries the
+ * user's words and the artifact trail. Idempotent: a retry finds the stored block.
  */
 import type { MessageMeasure } from '../policy/ledger';
 import { fromSeqRuns } from '../policy/seqRuns';

@@ -153,8 +153,8 @@ export interface SummarizeInput {
 }
 
 /**
- * A session memory block to build from the store and keep under `memorySeq` (DESIGN §5 "Session
- * memory"): beside a summary, or after a truncation dropped steps without one.
+ * A session memory block to build from the store and keep under `memorySeq`
+ * (DESIGN §5 "Session memory"): beside a summary, or after a truncation dropped steps without one.
  */
 export interface StoreSessionMemoryInput {
   sessionId: string;
