@@ -1,7 +1,6 @@
 /** Keeps a long activity's heartbeat going so a lost worker or a cancellation is noticed quickly. */
 import { Context } from '@temporalio/activity';
-
-const HEARTBEAT_EVERY_MS = 5_000;
+import { HEARTBEAT_EVERY_MS } from './types';
 
 /**
  * Runs `work` with the activity's cancellation signal. Once that signal fired, whatever the aborted

@@ -93,6 +93,12 @@ export const ANSWER_PREVIEW_CHARS = 4000;
 export const ERROR_LINE_CHARS = 240;
 
 /** Failure types the activities raise as non-retryable `ApplicationFailure`s. */
+/**
+ * How often a long activity heartbeats. Plain data here so the workflow's activity options can
+ * derive their heartbeat timeouts from it: the two must never drift apart.
+ */
+export const HEARTBEAT_EVERY_MS = 5_000;
+
 export const ActivityFailureType = {
   /** The request exceeded the model's context window. */
   contextOverflow: 'ContextOverflow',

@@ -4,7 +4,7 @@
  * property tests and the workflow's own checks use it.
  */
 import { LedgerKind, type LedgerEntry } from './ledger';
-import { fromSeqRuns } from './seqRuns';
+import { fromSeqRuns, toSeqRuns, type SeqRun } from './seqRuns';
 
 /**
  * The original seqs a live entry stands for: itself, the original a view cuts, or what a summary
@@ -25,6 +25,14 @@ export function appendOriginals(out: number[], entry: LedgerEntry): void {
   } else {
     out.push(entry.kind === LedgerKind.view ? (entry.replaces ?? entry.seq) : entry.seq);
   }
+}
+
+/** The originals the live entries `seqs` of `ledger` stand for, as ascending runs. */
+export function originalsOfSeqs(ledger: readonly LedgerEntry[], seqs: readonly number[]): SeqRun[] {
+  const wanted = new Set(seqs);
+  const originals: number[] = [];
+  for (const entry of ledger) if (wanted.has(entry.seq)) appendOriginals(originals, entry);
+  return toSeqRuns(originals.sort((a, b) => a - b));
 }
 
 export interface AccountingReport {

@@ -165,7 +165,7 @@ export function applyCompaction(
   return {
     ledger: next,
     event: {
-      reason: decision.reason,
+      requestedBy: decision.requestedBy,
       strategy: decision.strategy,
       tokensBefore: decision.estimateBefore,
       tokensAfter: projectTokens(rawContextTokens(next, perMessageOverheadTokens, toolSchemaTokens), calibration, excessTokens),
@@ -202,14 +202,14 @@ export function applyTruncation(ledger: readonly LedgerEntry[], decision: Trunca
   return {
     ledger: next,
     event: {
-      reason: decision.reason,
+      requestedBy: decision.requestedBy,
       strategy: 'truncate',
       tokensBefore: decision.estimateBefore,
       tokensAfter: projectTokens(rawContextTokens(next, perMessageOverheadTokens, toolSchemaTokens), calibration, excessTokens),
       coveredSeqs: [],
       truncatedSeqs: toSeqRuns(originals),
       replaced: [],
-      why: decision.why,
+      cause: decision.cause,
     },
   };
 }

@@ -10,7 +10,7 @@ import {
   CompactionStrategy,
   NoneReason,
   ShortfallReason,
-  TruncateWhy,
+  TruncationCause,
   TruncationShortfallReason,
   type CompactDecision,
   type DecideInput,
@@ -58,7 +58,7 @@ export function decide(input: DecideInput): Decision {
   if (request === CompactionRequest.auto) {
     if (!settings.auto) {
       return overHardLimit
-        ? truncation(input, estimate, TruncateWhy.autoOff, settings.hardLimitTokens)
+        ? truncation(input, estimate, TruncationCause.autoOff, settings.hardLimitTokens)
         : none(NoneReason.autoOff, estimate);
     }
     if (!isAtTrigger(estimate.tokens, settings)) return none(NoneReason.underTrigger, estimate);
@@ -66,21 +66,21 @@ export function decide(input: DecideInput): Decision {
     if (input.graceful === true && !allowsAutoCompaction(input.breaker, halfOpenStep)) return withoutSummarizer(input, estimate);
     if (!allowsAutoCompaction(input.breaker, halfOpenStep)) {
       return overHardLimit
-        ? truncation(input, estimate, TruncateWhy.breakerOpen, settings.hardLimitTokens)
+        ? truncation(input, estimate, TruncationCause.breakerOpen, settings.hardLimitTokens)
         : none(NoneReason.breakerOpen, estimate);
     }
   }
   if (request === CompactionRequest.reactive && input.breaker.open) {
-    return truncation(input, estimate, TruncateWhy.breakerOpen, reactiveGoal(input, estimate));
+    return truncation(input, estimate, TruncationCause.breakerOpen, reactiveGoal(input, estimate));
   }
 
   const compaction = planCompaction(input, estimate, true);
   if (compaction) return compaction;
 
   if (request === CompactionRequest.reactive) {
-    return truncation(input, estimate, TruncateWhy.cannotCompact, reactiveGoal(input, estimate));
+    return truncation(input, estimate, TruncationCause.cannotCompact, reactiveGoal(input, estimate));
   }
-  if (overHardLimit) return truncation(input, estimate, TruncateWhy.cannotCompact, truncationGoal);
+  if (overHardLimit) return truncation(input, estimate, TruncationCause.cannotCompact, truncationGoal);
   return none(NoneReason.nothingToCompact, estimate);
 }
 
@@ -92,7 +92,7 @@ export function decide(input: DecideInput): Decision {
 function withoutSummarizer(input: DecideInput, estimate: ContextEstimate): Decision {
   const pruned = planCompaction(input, estimate, false);
   if (pruned && pruned.expectedAfter < input.settings.triggerTokens) return pruned;
-  const truncated = truncation(input, estimate, TruncateWhy.breakerOpen, input.settings.targetTokens);
+  const truncated = truncation(input, estimate, TruncationCause.breakerOpen, input.settings.targetTokens);
   return truncated.kind === 'none' && pruned ? pruned : truncated;
 }
 
@@ -101,20 +101,20 @@ function withoutSummarizer(input: DecideInput, estimate: ContextEstimate): Decis
  * - `repeated_overflow`: the model overflowed again right after a reactive compaction (DESIGN §5
  *   "a second overflow truncates"); aims at the compaction target, since the server has twice shown
  *   that our estimate is low, and always drops something.
- * - any other `why` (typically `cannot_compact` after a compaction failed, "summarizer down"):
+ * - any other `cause` (typically `cannot_compact` after a compaction failed, "summarizer down"):
  *   only when the estimate is over the hard limit, and down to it; otherwise `none` / `within_limit`.
  */
-export function decideTruncation(input: DecideInput, why: TruncateWhy): Decision {
+export function decideTruncation(input: DecideInput, cause: TruncationCause): Decision {
   const estimate = estimateContext(input.ledger, input.estimateInput, input.settings.perMessageOverheadTokens);
   if (!input.settings.enabled) return none(NoneReason.disabled, estimate);
-  if (why === TruncateWhy.repeatedOverflow) return truncation(input, estimate, why, reactiveGoal(input, estimate));
+  if (cause === TruncationCause.repeatedOverflow) return truncation(input, estimate, cause, reactiveGoal(input, estimate));
   if (input.graceful === true) {
     // After a failed compaction: at the trigger, down to the target (DESIGN §5 "Degrading gracefully").
     if (!isAtTrigger(estimate.tokens, input.settings)) return none(NoneReason.withinLimit, estimate);
-    return truncation(input, estimate, why, input.settings.targetTokens);
+    return truncation(input, estimate, cause, input.settings.targetTokens);
   }
   if (!isOverHardLimit(estimate.tokens, input.settings)) return none(NoneReason.withinLimit, estimate);
-  return truncation(input, estimate, why, input.settings.hardLimitTokens);
+  return truncation(input, estimate, cause, input.settings.hardLimitTokens);
 }
 
 function none(reason: NoneReason, estimate: ContextEstimate): NoneDecision {
@@ -135,7 +135,7 @@ function projectionOf(input: DecideInput, estimate: ContextEstimate): Projection
   };
 }
 
-function truncation(input: DecideInput, estimate: ContextEstimate, why: TruncateWhy, aim: number): Decision {
+function truncation(input: DecideInput, estimate: ContextEstimate, cause: TruncationCause, aim: number): Decision {
   // The memory stored after the truncation (its text and its message framing) must fit under the
   // same aim as the steps left.
   const memoryBudgetTokens = input.memoryAtTruncation === true ? input.settings.memoryBudgetTokens : 0;
@@ -151,8 +151,8 @@ function truncation(input: DecideInput, estimate: ContextEstimate, why: Truncate
   if (plan.drop.length === 0) return none(NoneReason.nothingToDrop, estimate);
   return {
     kind: 'truncate',
-    reason: input.request,
-    why,
+    requestedBy: input.request,
+    cause,
     drop: plan.drop,
     droppedOriginals: plan.droppedOriginals,
     estimateBefore: estimate.tokens,
@@ -250,7 +250,7 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   const summary = strategy === CompactionStrategy.summary;
   const decision: CompactDecision = {
     kind: 'compact',
-    reason: input.request,
+    requestedBy: input.request,
     strategy,
     pinned,
     prune: summary ? [] : prune.cuts,

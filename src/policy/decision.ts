@@ -48,8 +48,8 @@ export const CompactionStrategy = {
 } as const;
 export type CompactionStrategy = (typeof CompactionStrategy)[keyof typeof CompactionStrategy];
 
-/** Why a decision is `truncate`. */
-export const TruncateWhy = {
+/** What made a truncation necessary (the decision's `cause`). */
+export const TruncationCause = {
   /** Over the hard limit and the breaker is open (or a reactive request met an open breaker). */
   breakerOpen: 'breaker_open',
   /** Over the hard limit, auto-compaction is off. */
@@ -59,7 +59,7 @@ export const TruncateWhy = {
   /** The workflow asked directly: the model overflowed again right after a reactive compaction. */
   repeatedOverflow: 'repeated_overflow',
 } as const;
-export type TruncateWhy = (typeof TruncateWhy)[keyof typeof TruncateWhy];
+export type TruncationCause = (typeof TruncationCause)[keyof typeof TruncationCause];
 
 /** Why a compaction's expected result is not under the trigger. */
 export const ShortfallReason = {
@@ -103,7 +103,6 @@ export interface DecideInput {
   readonly estimateInput: EstimateInput;
   /** Breaker state from the session. */
   readonly breaker: BreakerState;
-  /** Who asks. */
   readonly request: CompactionRequest;
   /** The session's step: an open breaker half-opens once its `retryAtStep` is reached. */
   readonly step?: number;
@@ -138,8 +137,7 @@ export interface NoneDecision {
 /** Run a compaction: prune activity, summary activity (strategy `summary`), then `applyCompaction`. */
 export interface CompactDecision {
   readonly kind: 'compact';
-  /** Who asked. */
-  readonly reason: CompactionRequest;
+  readonly requestedBy: CompactionRequest;
   /** Prune only, or summarize the older region. */
   readonly strategy: CompactionStrategy;
   /** Pinned seqs, kept first and unchanged. */
@@ -185,10 +183,9 @@ export interface CompactDecision {
 /** Drop the oldest whole steps without a model (then `applyTruncation`). */
 export interface TruncateDecision {
   readonly kind: 'truncate';
-  /** Who asked. */
-  readonly reason: CompactionRequest;
+  readonly requestedBy: CompactionRequest;
   /** Why compaction could not be used. */
-  readonly why: TruncateWhy;
+  readonly cause: TruncationCause;
   /** Live seqs to drop, in ledger order. */
   readonly drop: SeqRun[];
   /** Original seqs they stand for: the truncation event lists them. */
@@ -226,8 +223,7 @@ export interface Replacement {
 
 /** What the context record says about one compaction or truncation; the workflow adds `at`, `turn`, `step`. */
 export interface CompactionEvent {
-  /** Who asked. */
-  readonly reason: CompactionRequest;
+  readonly requestedBy: CompactionRequest;
   /** `prune`, `summary` or `truncate`. */
   readonly strategy: CompactionStrategy | 'truncate';
   /** Estimate before (server tokens). */
@@ -251,8 +247,8 @@ export interface CompactionEvent {
     /** Our tokens of the summary. */
     readonly tokensAfter: number;
   };
-  /** Why a truncation happened (strategy `truncate`). */
-  readonly why?: TruncateWhy;
+  /** What made a truncation necessary (strategy `truncate`). */
+  readonly cause?: TruncationCause;
 }
 
 /** A new live context and the event recording how it came about. */

@@ -1,58 +1,87 @@
-/** Timeouts and retry policies of the activities, per session (tool timeouts are a session setting). */
-import { proxyActivities } from '@temporalio/workflow';
+/**
+ * Every activity's timeouts and retry policy, in one table. Heartbeat timeouts derive from the
+ * interval the activities heartbeat at; tool timeouts from the session's own tool timeout.
+ */
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { ActivityFailureType } from '../activities/types';
+import { ActivityFailureType, HEARTBEAT_EVERY_MS } from '../activities/types';
 import type { SessionInput } from '../session/input';
 
-/** Tool calls on any queue: a few attempts (write tools run at most once anyway, DESIGN §6). */
-export const TOOL_RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 } as const;
+/** A worker that misses this many heartbeats in a row is taken for lost, and the attempt retried. */
+const HEARTBEATS_MISSED = 4;
+const HEARTBEAT_TIMEOUT_MS = HEARTBEAT_EVERY_MS * HEARTBEATS_MISSED;
 
-export function sessionActivities(input: SessionInput) {
-  const store = proxyActivities<Pick<Activities, 'storeMessages'>>({
+/** Errors of a model request that the same request would meet again. */
+const MODEL_ERRORS_NOT_RETRIED = [ActivityFailureType.contextOverflow, ActivityFailureType.modelRequestRejected];
+
+/** The tool enforces its own timeout; the extra minute covers loading, storing and killing. */
+const TOOL_OVERHEAD_MS = 60_000;
+
+export const activityOptions = {
+  storeMessages: (): ActivityOptions => ({
     startToCloseTimeout: '20 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-  });
-  const model = proxyActivities<Pick<Activities, 'callModel'>>({
+  }),
+  callModel: (input: SessionInput): ActivityOptions => ({
     startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '20 seconds',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
     retry: {
       initialInterval: '2 seconds',
       backoffCoefficient: 2,
       maximumInterval: input.modelRetry.maximumIntervalSeconds * 1000,
       maximumAttempts: input.modelRetry.maximumAttempts,
-      nonRetryableErrorTypes: [ActivityFailureType.contextOverflow, ActivityFailureType.modelRequestRejected],
+      nonRetryableErrorTypes: MODEL_ERRORS_NOT_RETRIED,
     },
-  });
-  const tools = proxyActivities<Pick<Activities, 'runTool'>>({
-    // The tool enforces its own timeout; the extra minute covers loading, storing and killing.
-    startToCloseTimeout: (input.toolTimeoutSeconds + 60) * 1000,
-    heartbeatTimeout: '20 seconds',
-    retry: TOOL_RETRY,
-  });
-  const compaction = proxyActivities<Pick<Activities, 'cutToolResults' | 'storeSessionMemory'>>({
+  }),
+  /**
+   * Tool calls, on the shared queue or on the queue of the host that owns the workspace. A few
+   * attempts: write tools run at most once anyway (DESIGN §6). With `workspaceQueue`, how long the
+   * owning host may be away before the session moves (a schedule-to-start timeout, never retried).
+   */
+  runTool: (input: SessionInput, workspaceQueue?: string): ActivityOptions => ({
+    ...(workspaceQueue === undefined
+      ? {}
+      : { taskQueue: workspaceQueue, scheduleToStartTimeout: input.workspaceFailoverSeconds * 1000 }),
+    startToCloseTimeout: input.toolTimeoutSeconds * 1000 + TOOL_OVERHEAD_MS,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+  }),
+  /** Pruning views and session memories: store work, a few attempts, then the compaction fails. */
+  compactionStore: (): ActivityOptions => ({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
-  });
-  const summary = proxyActivities<Pick<Activities, 'summarize'>>({
+  }),
+  /** Few attempts: a failed summary counts on the breaker, and the session goes on without it. */
+  summarize: (): ActivityOptions => ({
     startToCloseTimeout: '15 minutes',
-    heartbeatTimeout: '20 seconds',
-    // Few attempts: a failed summary counts on the breaker, and the session goes on without it.
-    retry: {
-      initialInterval: '2 seconds',
-      maximumInterval: '30 seconds',
-      maximumAttempts: 3,
-      nonRetryableErrorTypes: [ActivityFailureType.contextOverflow, ActivityFailureType.modelRequestRejected],
-    },
-  });
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: MODEL_ERRORS_NOT_RETRIED },
+  }),
+  /** Unlimited attempts: a claim refused by the host being left is retried until another worker takes it. */
+  claimWorkspace: (): ActivityOptions => ({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
+  }),
+};
+
+/** The activities of one session on the shared queue, each with its options from the table. */
+export function sessionActivities(input: SessionInput) {
   // proxyActivities returns Proxies with no own keys, so spreading them would copy nothing.
+  const compactionStore = proxyActivities<Pick<Activities, 'cutToolResults' | 'storeSessionMemory'>>(activityOptions.compactionStore());
   return {
-    storeMessages: store.storeMessages,
-    callModel: model.callModel,
-    runTool: tools.runTool,
-    cutToolResults: compaction.cutToolResults,
-    storeSessionMemory: compaction.storeSessionMemory,
-    summarize: summary.summarize,
+    storeMessages: proxyActivities<Pick<Activities, 'storeMessages'>>(activityOptions.storeMessages()).storeMessages,
+    callModel: proxyActivities<Pick<Activities, 'callModel'>>(activityOptions.callModel(input)).callModel,
+    runTool: runToolActivity(input),
+    cutToolResults: compactionStore.cutToolResults,
+    storeSessionMemory: compactionStore.storeSessionMemory,
+    summarize: proxyActivities<Pick<Activities, 'summarize'>>(activityOptions.summarize()).summarize,
+    claimWorkspace: proxyActivities<Pick<Activities, 'claimWorkspace'>>(activityOptions.claimWorkspace()).claimWorkspace,
   };
+}
+
+/** The tool activity on the shared queue, or on one workspace's queue. */
+export function runToolActivity(input: SessionInput, workspaceQueue?: string): Activities['runTool'] {
+  return proxyActivities<Pick<Activities, 'runTool'>>(activityOptions.runTool(input, workspaceQueue)).runTool;
 }
 
 export type SessionActivities = ReturnType<typeof sessionActivities>;

@@ -1,49 +1,93 @@
 /**
- * The `agentSession` workflow: one agent session as a loop of turns and steps (DESIGN §3).
- * Handlers first, then the loop; state and handler bodies live in `AgentSession`.
+ * The `agentSession` workflow: one agent session as a loop of turns and steps (DESIGN §3). Each
+ * step decides on compaction, compacts, calls the model, runs the tools and records what they did;
+ * between steps the session may go on in a fresh run. The parts live in `SessionRun`.
  */
-import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CompactionRequest } from '../policy';
 import { approveUpdate, compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
 import { InvalidSessionInput, SessionInputError, type SessionInput } from '../session/input';
 import { resolveRawSessionInput } from '../session/resolve';
 import { sessionIdProblem } from '../session/sessionId';
 import { SessionOutcome, type SessionResult } from '../session/state';
-import { AgentSession, type SessionCarry } from './session';
+import { callModelWithinWindow } from './modelCall';
+import type { EarlierCarry } from './sessionCarry';
+import { SessionRun } from './sessionRun';
+import { sessionState } from './sessionState';
+
+/** Marks histories whose last `compactNow` is served before the session ends; older ones left it open. */
+const SERVE_COMPACT_NOW_AT_END_PATCH = 'serve-compact-now-at-end';
 
 /** `carry` is set only by continue-as-new: the state of the previous run, never message bodies. */
-export async function agentSession(rawInput: unknown, carry?: SessionCarry): Promise<SessionResult> {
+export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Promise<SessionResult> {
   const input = validated(rawInput);
-  const sessionId = validatedId(workflowInfo().workflowId);
-  const session = new AgentSession(sessionId, input, carry);
-  setHandler(stateQuery, () => session.state());
-  setHandler(messageSignal, (message) => session.receive(message));
-  setHandler(compactSignal, () => session.requestCompaction());
-  setHandler(compactNowUpdate, () => session.compactNow(), { validator: () => session.validateCompactNow() });
-  setHandler(approveUpdate, (request) => session.approve(request), { validator: (request) => session.validateApprove(request) });
+  const run = new SessionRun(validatedId(workflowInfo().workflowId), input, carry);
+  setHandler(stateQuery, () => sessionState(run));
+  setHandler(messageSignal, (message) => run.receive(message));
+  setHandler(compactSignal, () => run.manual.request());
+  setHandler(compactNowUpdate, () => run.manual.requestAndWait(), { validator: () => run.validateCompactNow() });
+  setHandler(approveUpdate, (request) => run.approval.approve(request), {
+    validator: (request) => run.approval.validate(request, run.carry.step, run.status),
+  });
 
   try {
-    if (!carry) await session.open();
+    if (!carry) await run.open();
     for (;;) {
-      while (!session.turnEnded) {
-        const exhausted = await session.guardBudget();
-        if (exhausted) return await session.end(exhausted);
-        await session.takeStep();
-        if (session.historyFull) await continueAsNew<typeof agentSession>(input, await session.carryForward());
+      while (run.turnOpen) {
+        const stop = await run.approval.pass(run.carry.step);
+        if (stop) return await end(run, stop.outcome, stop.reason);
+        await takeStep(run);
+        if (run.historyFull) await continueAsNew<typeof agentSession>(input, await run.carryForward());
       }
-      if (!(await session.awaitNextMessage())) return await session.end(SessionOutcome.finished);
-      if (session.turnLimitReached) return await session.end(SessionOutcome.turnLimit);
-      await session.startTurn();
+      if (!(await run.awaitNextMessage())) return await end(run, SessionOutcome.finished);
+      if (run.turnLimitReached) return await end(run, SessionOutcome.turnLimit);
+      await run.startTurn();
     }
   } catch (error) {
-    if (isCancellation(error)) throw session.cancelled(error);
+    if (isCancellation(error)) throw run.cancelled(error);
     // Activities exhausted their retries or hit a final error: say why in the state, then fail.
     if (error instanceof ActivityFailure) {
       const cause = error.cause;
       const type = cause instanceof ApplicationFailure && cause.type ? cause.type : 'ActivityFailed';
-      throw session.fail(`${error.activityType} failed: ${cause?.message ?? error.message}`, type, error);
+      throw run.fail(`${error.activityType} failed: ${cause?.message ?? error.message}`, type, error);
     }
     throw error;
   }
+}
+
+/** One step: decide, compact, call the model, run every tool call it declared, record each result. */
+async function takeStep(run: SessionRun): Promise<void> {
+  run.beginStep();
+  await run.manual.serveIfRequested();
+  const decision = run.compaction.decide(run.transcript.entries, CompactionRequest.auto, run.carry.step);
+  run.transcript.adopt((await run.compaction.carryOut(run.transcript.entries, decision, run.position())).ledger);
+  const reply = await callModelWithinWindow(run);
+  run.recordReply(reply);
+  // Every declared call gets its result, even after `finish`: an unanswered call would make an
+  // OpenAI-compatible server reject every later request of the session.
+  for (const call of reply.toolCalls) await run.recordToolResult(await run.runTool(call, reply.measure.seq));
+  await run.endStep();
+}
+
+/**
+ * Ends the session. A `compactNow` accepted during the last step is served first: its caller is
+ * waiting for the answer, and a workflow that completes under an open update leaves it unanswered.
+ */
+async function end(run: SessionRun, outcome: SessionOutcome, budgetReason?: string): Promise<SessionResult> {
+  if (run.manual.callerWaiting && patched(SERVE_COMPACT_NOW_AT_END_PATCH)) await run.manual.serve();
+  run.finish(outcome, budgetReason);
+  const { carry } = run;
+  return {
+    sessionId: run.sessionId,
+    outcome,
+    answer: carry.answer?.text ?? '',
+    ...(carry.answer?.seq !== undefined ? { answerSeq: carry.answer.seq } : {}),
+    turns: carry.turn,
+    steps: carry.step,
+    usage: { ...carry.usage },
+    spend: run.budget.spend(),
+    finalState: sessionState(run),
+  };
 }
 
 /**

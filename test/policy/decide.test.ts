@@ -74,7 +74,7 @@ describe('decide: 32K window (trigger 16384, summary ≤ 3276, tail cap ≈ 6K)'
     const ledger = twelveSteps();
     const decision = expectKind(decide(input(ledger, S32)), 'compact');
     assert.equal(decision.strategy, 'summary');
-    assert.equal(decision.reason, 'auto');
+    assert.equal(decision.requestedBy, 'auto');
     assert.deepEqual(decision.pinned, [0, 1]);
     // Each step weighs 100 + 1500 + 2 × 4 = 1608; the cap is (16384 − (500 + 200 + 2 × 4 + 300) − 3276 − 1638) / 2 = 5231.
     assert.equal(decision.tailCapTokens, 5231);
@@ -233,7 +233,7 @@ describe('decide: requests, breaker and auto switch', () => {
       const settings = c.auto === false ? settingsFor(32_768, { auto: false }) : S32;
       const decision = decide(input(c.ledger(), settings, c.request, c.breaker ? { breaker: c.breaker } : {}));
       assert.equal(decision.kind, c.kind, JSON.stringify(decision));
-      const detail = decision.kind === 'none' ? decision.reason : decision.kind === 'truncate' ? decision.why : decision.reason;
+      const detail = decision.kind === 'none' ? decision.reason : decision.kind === 'truncate' ? decision.cause : decision.requestedBy;
       assert.equal(detail, c.detail);
     });
   }
@@ -246,7 +246,7 @@ describe('decide: requests, breaker and auto switch', () => {
     assert.equal(fromSeqRuns(decision.drop)[0], 2, 'oldest first');
     const applied = applyTruncation(ledger, decision);
     assert.equal(applied.event.strategy, 'truncate');
-    assert.equal(applied.event.why, 'breaker_open');
+    assert.equal(applied.event.cause, 'breaker_open');
     assert.deepEqual(applied.event.truncatedSeqs, decision.droppedOriginals);
     assert.equal(applied.event.tokensAfter, decision.expectedAfter);
     assert.equal(orphanProblem(applied.ledger), undefined);
@@ -353,7 +353,7 @@ describe('decide: graceful degradation (breaker open, half-open, truncation to t
 
   test('breaker open at the trigger with nothing to prune: truncates to the target, not to the hard limit', () => {
     const decision = expectKind(decide(graceful(unprunable(), 12)), 'truncate');
-    assert.equal(decision.why, 'breaker_open');
+    assert.equal(decision.cause, 'breaker_open');
     assert.equal(decision.goal, S32.targetTokens);
     assert.ok(decision.expectedAfter <= S32.targetTokens);
     // The old rules waited for the hard limit and then only got under it.
@@ -361,7 +361,7 @@ describe('decide: graceful degradation (breaker open, half-open, truncation to t
   });
 
   test('after the cool-down the breaker half-opens: one summary is planned again', () => {
-    assert.equal(expectKind(decide(graceful(unprunable(), 29)), 'truncate').why, 'breaker_open');
+    assert.equal(expectKind(decide(graceful(unprunable(), 29)), 'truncate').cause, 'breaker_open');
     const retry = expectKind(decide(graceful(unprunable(), 30)), 'compact');
     assert.equal(retry.strategy, 'summary');
   });

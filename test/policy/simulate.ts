@@ -454,7 +454,7 @@ export function checkCompaction(decision: CompactDecision, input: DecideInput, e
     assert.ok(!input.breaker.open, 'auto compaction with the breaker open');
     assert.ok(s.auto, 'auto compaction with auto off');
   }
-  assert.equal(decision.reason, input.request);
+  assert.equal(decision.requestedBy, input.request);
   assert.equal(decision.estimateBefore, estimate);
   assert.deepEqual(decision.pinned, ledger.filter((entry) => entry.pinned).map((entry) => entry.seq), 'pinned entries kept');
 

@@ -1,0 +1,67 @@
+/**
+ * The session's record of compactions: a notice for each one done or failed (the newest kept), and
+ * counts by strategy. The `state` query shows it; the carry keeps it across runs.
+ */
+import type { AppliedCompaction } from '../policy';
+import type { CompactionNotice } from '../session/state';
+import type { CompactionCarry } from './sessionCarry';
+
+const NOTICES_KEPT = 20;
+
+/** Where in the session a compaction happened, for its notice. */
+export interface SessionPosition {
+  turn: number;
+  step: number;
+}
+
+export class CompactionRecord {
+  constructor(private readonly carried: CompactionCarry) {}
+
+  /** The notice of a compaction that was carried out, counted under its strategy. */
+  done(applied: AppliedCompaction, at: SessionPosition, marks: Partial<CompactionNotice> = {}): CompactionNotice {
+    const { event } = applied;
+    const notice: CompactionNotice = {
+      ...stamp(at),
+      reason: event.requestedBy,
+      strategy: event.strategy,
+      tokensBefore: event.tokensBefore,
+      tokensAfter: event.tokensAfter,
+      coveredSeqs: event.coveredSeqs,
+      truncatedSeqs: event.truncatedSeqs,
+      ...(event.replaced.length > 0 ? { replaced: event.replaced.length } : {}),
+      ...(event.summary ? { summarySeq: event.summary.seq } : {}),
+      ...marks,
+    };
+    this.carried.byStrategy[notice.strategy] += 1;
+    this.push(notice);
+    return notice;
+  }
+
+  /** The notice of a compaction that failed: it changed nothing, so it is not counted. */
+  failed(notice: Omit<CompactionNotice, 'at' | 'turn' | 'step'>, at: SessionPosition): CompactionNotice {
+    const stamped: CompactionNotice = { ...stamp(at), ...notice };
+    this.push(stamped);
+    return stamped;
+  }
+
+  report() {
+    const counts = this.carried.byStrategy;
+    return {
+      compactions: counts.prune + counts.summary + counts.truncate,
+      byStrategy: { ...counts },
+      noticesTotal: this.carried.noticesTotal,
+      notices: [...this.carried.notices],
+    };
+  }
+
+  private push(notice: CompactionNotice): void {
+    this.carried.noticesTotal += 1;
+    this.carried.notices.push(notice);
+    if (this.carried.notices.length > NOTICES_KEPT) this.carried.notices.shift();
+  }
+}
+
+function stamp(at: SessionPosition) {
+  // Date.now() is the workflow's deterministic clock inside the sandbox.
+  return { at: new Date(Date.now()).toISOString(), turn: at.turn, step: at.step };
+}

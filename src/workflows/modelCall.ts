@@ -1,0 +1,58 @@
+/**
+ * The model call with the reactive path of DESIGN §5: an overflow compacts (requested by
+ * `reactive`) and retries, a second truncates and retries, a third fails the session.
+ */
+import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ActivityFailureType, type CallModelResult } from '../activities/types';
+import { CompactionRequest, toSeqRuns } from '../policy';
+import type { SessionInput } from '../session/input';
+import type { SessionActivities } from './activityOptions';
+import type { CompactionController } from './compactionController';
+import type { SessionPosition } from './compactionRecord';
+import type { SessionTranscript } from './sessionTranscript';
+
+export interface ModelCallParts {
+  sessionId: string;
+  input: SessionInput;
+  activities: Pick<SessionActivities, 'callModel'>;
+  transcript: SessionTranscript;
+  compaction: CompactionController;
+  position(): SessionPosition;
+  /** Marks the session failed and returns the failure to throw. */
+  fail(message: string, type: string, cause: Error): ApplicationFailure;
+}
+
+/** The reply's seq is allocated once: a rejected call stored nothing under it. */
+export async function callModelWithinWindow(parts: ModelCallParts): Promise<CallModelResult> {
+  const { transcript, compaction } = parts;
+  const seq = transcript.allocateSeq();
+  for (let overflows = 0; ; overflows++) {
+    const sent = [...transcript.entries];
+    try {
+      const reply = await parts.activities.callModel({
+        sessionId: parts.sessionId,
+        seq,
+        context: toSeqRuns(sent.map((entry) => entry.seq)),
+        model: parts.input.model,
+        ...(parts.input.maxOutputTokens ? { maxOutputTokens: parts.input.maxOutputTokens } : {}),
+      });
+      compaction.noteModelCall(sent, reply);
+      return reply;
+    } catch (error) {
+      if (!isContextOverflow(error)) throw error;
+      const at = parts.position();
+      if (overflows === 0) {
+        const decision = compaction.decide(transcript.entries, CompactionRequest.reactive, at.step);
+        transcript.adopt((await compaction.carryOut(transcript.entries, decision, at)).ledger);
+      } else if (overflows === 1) {
+        transcript.adopt((await compaction.truncateNow(transcript.entries, 'repeated_overflow', CompactionRequest.reactive, at)).ledger);
+      } else {
+        throw parts.fail(`the model rejected the context as too long three times at step ${at.step}`, ActivityFailureType.contextOverflow, error as Error);
+      }
+    }
+  }
+}
+
+function isContextOverflow(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === ActivityFailureType.contextOverflow;
+}

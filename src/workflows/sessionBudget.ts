@@ -1,0 +1,113 @@
+/**
+ * A session's spend and budget inside the workflow: the spend ledger (agent and summary calls
+ * apart), the limits in force, the run of identical tool calls, approvals, and the pause a tripped
+ * guard puts the session in. The rules themselves are pure and live in `src/policy/budget.ts`.
+ */
+import {
+  addPossiblyBilled,
+  addSpend,
+  approvalProblem,
+  ApproveRequestSchema,
+  checkBudget,
+  extendRepeat,
+  NO_REPEAT,
+  totalCost,
+  totalTokens,
+  withApproval,
+  type ApproveRequest,
+  type BudgetUse,
+  type BudgetVerdict,
+  type CallTokens,
+} from '../policy';
+import type { SessionInput } from '../session/input';
+import type { BudgetReport, PauseReport, SpendReport } from '../session/state';
+import type { BudgetCarry } from './sessionCarry';
+
+export class SessionBudget {
+  /** Not carried: continue-as-new happens only between steps, never during a pause. */
+  private pause?: PauseReport;
+
+  constructor(
+    private readonly input: SessionInput,
+    /** This run's slice of the session carry, changed in place. */
+    private readonly carried: BudgetCarry,
+  ) {}
+
+  get maxSteps(): number {
+    return this.carried.limits.maxSteps;
+  }
+
+  /** Approvals so far; the session waits for this number to grow. */
+  get approvals(): number {
+    return this.carried.approvals;
+  }
+
+  get paused(): PauseReport | undefined {
+    return this.pause ? { ...this.pause } : undefined;
+  }
+
+  /** One reply of the agent: its tokens, and its tool calls for the repeated-call guard. */
+  recordAgentCall(usage: CallTokens, toolCalls: ReadonlyArray<{ name: string; fingerprint?: string }>): void {
+    this.carried.agentSpend = addSpend(this.carried.agentSpend, usage, this.input.prices);
+    this.carried.repeat = extendRepeat(this.carried.repeat, toolCalls);
+  }
+
+  /**
+   * Summary calls are billed too, kept apart from the agent's own: accepted and rejected ones
+   * alike, and requests that may have been billed without their answer reaching us.
+   */
+  recordSummary(usage: CallTokens, calls: number, possiblyBilledCalls = 0): void {
+    if (calls > 0) this.carried.summarySpend = addSpend(this.carried.summarySpend, usage, this.input.prices, calls);
+    this.carried.summarySpend = addPossiblyBilled(this.carried.summarySpend, possiblyBilledCalls);
+  }
+
+  check(steps: number): BudgetVerdict {
+    return checkBudget(this.use(steps), this.carried.limits);
+  }
+
+  pauseFor(verdict: Extract<BudgetVerdict, { kind: 'exceeded' }>, now: number, timeoutMs: number): void {
+    this.pause = {
+      guard: verdict.guard,
+      reason: verdict.reason,
+      since: new Date(now).toISOString(),
+      until: new Date(now + timeoutMs).toISOString(),
+    };
+  }
+
+  endPause(): void {
+    this.pause = undefined;
+  }
+
+  /** Why `request` would leave the session exhausted at `steps`, if it would. */
+  approvalProblem(steps: number, request: ApproveRequest): string | undefined {
+    return approvalProblem(this.use(steps), this.carried.limits, request);
+  }
+
+  /** Raises the limits and restarts the repeated-call count. */
+  approve(request: ApproveRequest | undefined): BudgetReport {
+    this.carried.limits = withApproval(this.carried.limits, ApproveRequestSchema.parse(request ?? {}));
+    this.carried.repeat = { ...NO_REPEAT };
+    this.carried.approvals += 1;
+    return this.report();
+  }
+
+  report(): BudgetReport {
+    return { ...this.carried.limits, approvalTimeoutSeconds: this.input.approvalTimeoutSeconds, approvals: this.carried.approvals };
+  }
+
+  spend(): SpendReport {
+    const { agentSpend, summarySpend } = this.carried;
+    return {
+      agent: { ...agentSpend },
+      summary: { ...summarySpend },
+      totalTokens: totalTokens(agentSpend, summarySpend),
+      costUsd: totalCost(agentSpend, summarySpend),
+      ...(this.input.prices ? { price: { ...this.input.prices } } : {}),
+    };
+  }
+
+  private use(steps: number): BudgetUse {
+    const { agentSpend, summarySpend } = this.carried;
+    return { steps, totalTokens: totalTokens(agentSpend, summarySpend), costUsd: totalCost(agentSpend, summarySpend), repeat: this.carried.repeat };
+  }
+}

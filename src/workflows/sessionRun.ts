@@ -1,0 +1,258 @@
+/**
+ * One run of an agent session: its carried state and the parts that keep it — transcript,
+ * compaction, budget, approval gate, manual-compaction queue, workspace affinity — and the few
+ * changes of state that belong to no single part (turns, answers, warnings, the end).
+ */
+import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, workflowInfo } from '@temporalio/workflow';
+import { summarizeFailureDetails, type CallModelResult, type RunToolResult, type SummarizeInput, type SummarizeResult } from '../activities/types';
+import { CompactionRequest, resolveCompactionSettings } from '../policy';
+import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
+import type { SessionInput } from '../session/input';
+import { SessionOutcome, SessionStatus, type ToolCallRecord } from '../session/state';
+import { describeZodError } from '../session/validation';
+import { sessionActivities, type SessionActivities } from './activityOptions';
+import { ApprovalGate, refusedUpdate } from './approvalGate';
+import { SessionBudget } from './sessionBudget';
+import { CompactionController, type CompactionActivities } from './compactionController';
+import type { SessionPosition } from './compactionRecord';
+import { ManualCompactionQueue } from './manualCompactionQueue';
+import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
+import { SessionTranscript } from './sessionTranscript';
+import { WorkspaceAffinity } from './workspaceAffinity';
+
+const TOOL_CALLS_SHOWN = 10;
+const WARNINGS_KEPT = 20;
+
+type Ended = typeof SessionStatus.completed | typeof SessionStatus.failed | typeof SessionStatus.cancelled;
+
+export class SessionRun {
+  readonly carry: SessionCarry;
+  readonly activities: SessionActivities;
+  readonly budget: SessionBudget;
+  readonly compaction: CompactionController;
+  readonly transcript: SessionTranscript;
+  readonly manual: ManualCompactionQueue;
+  readonly approval: ApprovalGate;
+  readonly affinity: WorkspaceAffinity;
+  outcome?: SessionOutcome;
+  /** Failover notices to append once the current step's tool results are in. */
+  private readonly pendingNotices: string[] = [];
+  private waitingForMessage = false;
+  private ended?: Ended;
+
+  constructor(
+    readonly sessionId: string,
+    readonly input: SessionInput,
+    earlier?: EarlierCarry,
+  ) {
+    this.carry = earlier ? upgradedCarry(earlier, input) : firstRunCarry(input);
+    this.activities = sessionActivities(input);
+    this.budget = new SessionBudget(input, this.carry.budget);
+    const settings = resolveCompactionSettings(input.contextWindow, input.compaction);
+    const compactionActivities = { ...this.activities, summarize: billedSummaries(this.activities.summarize, this.budget) };
+    this.compaction = new CompactionController(sessionId, input.model, settings, compactionActivities, () => this.transcript.allocateSeq(), this.carry.compaction);
+    this.transcript = new SessionTranscript(sessionId, input, this.activities.storeMessages, (entry) => this.compaction.viewIfOversized(entry), this.carry);
+    this.manual = new ManualCompactionQueue(this.carry, () => this.compactManually(), () => this.carry.step);
+    this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual);
+    this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.onFailover(warning, notice), this.carry.affinity);
+  }
+
+  get status(): SessionStatus {
+    if (this.ended) return this.ended;
+    if (this.approval.waitingForApproval) return SessionStatus.waitingForApproval;
+    return this.waitingForMessage ? SessionStatus.waitingForMessage : SessionStatus.running;
+  }
+
+  get finished(): boolean {
+    return this.ended !== undefined;
+  }
+
+  get turnOpen(): boolean {
+    return this.carry.turnOpen;
+  }
+
+  get turnLimitReached(): boolean {
+    return this.carry.turn >= this.input.maxTurns;
+  }
+
+  /** True when this run's history is big enough that the session should go on in a fresh run. */
+  get historyFull(): boolean {
+    const info = workflowInfo();
+    const budget = this.input.continueAsNew;
+    return info.continueAsNewSuggested || info.historyLength >= budget.maxHistoryEvents || info.historySize >= budget.maxHistoryBytes;
+  }
+
+  position(): SessionPosition {
+    return { turn: this.carry.turn, step: this.carry.step };
+  }
+
+  /** Stores the pinned system prompt and the task, opening turn 1. */
+  async open(): Promise<void> {
+    const info = workflowInfo();
+    // The first store claims the id's rows for this run: a reused id must never replay another session's transcript.
+    const claim = { firstRunId: info.firstExecutionRunId, replace: info.memo?.[REPLACE_CLOSED_MEMO] === true };
+    await this.transcript.store(
+      [
+        // The system prompt belongs to no turn; the task opens turn 1.
+        { message: { role: 'system', content: this.input.systemPrompt }, turn: 0, pinned: true },
+        { message: { role: 'user', content: this.input.task }, turn: 1, pinned: true },
+      ],
+      claim,
+    );
+    this.carry.turn = 1;
+    this.carry.turnOpen = true;
+  }
+
+  /** Handler of the `message` signal: queues a user message for the next turn. */
+  receive(raw: unknown): void {
+    const parsed = MessageSignalSchema.safeParse(raw);
+    if (!parsed.success) return this.warn(`ignored a malformed message signal: ${describeZodError(parsed.error)}`);
+    this.carry.pendingMessages.push(parsed.data.text);
+  }
+
+  /** Waits (up to the session's `awaitMessagesSeconds`) for a message; false when none came. */
+  async awaitNextMessage(): Promise<boolean> {
+    this.waitingForMessage = true;
+    const arrived = await this.manual.waitUntil(() => this.carry.pendingMessages.length > 0, this.input.awaitMessagesSeconds * 1000);
+    this.waitingForMessage = false;
+    return arrived;
+  }
+
+  /** Opens the next turn with the oldest pending message. */
+  async startTurn(): Promise<void> {
+    const text = this.carry.pendingMessages.shift();
+    if (text === undefined) throw new Error('startTurn without a pending message');
+    this.carry.turn += 1;
+    await this.transcript.store([{ message: { role: 'user', content: text }, turn: this.carry.turn }]);
+    this.carry.turnOpen = true;
+  }
+
+  beginStep(): void {
+    this.carry.step += 1;
+  }
+
+  /** The agent's reply: its spend, its place in the context; without tool calls it ends the turn. */
+  recordReply(reply: CallModelResult): void {
+    const usage = this.carry.usage;
+    usage.modelCalls += 1;
+    usage.promptTokens += reply.usage.promptTokens;
+    usage.completionTokens += reply.usage.completionTokens;
+    this.budget.recordAgentCall(reply.usage, reply.toolCalls);
+    this.transcript.addReply(reply.measure);
+    if (reply.toolCalls.length === 0) this.answered(reply.text ?? '', reply.measure.seq);
+  }
+
+  /** Runs one declared tool call of the reply stored under `callSeq`, on the workspace's host. */
+  runTool(call: CallModelResult['toolCalls'][number], callSeq: number): Promise<RunToolResult> {
+    return this.affinity.runTool({
+      sessionId: this.sessionId,
+      seq: this.transcript.allocateSeq(),
+      callSeq,
+      toolCallId: call.id,
+      timeoutSeconds: this.input.toolTimeoutSeconds,
+      outputCapChars: this.input.toolOutputCapChars,
+    });
+  }
+
+  async recordToolResult(result: RunToolResult): Promise<void> {
+    await this.transcript.addToolResult(result.measure);
+    this.noteToolCall({
+      step: this.carry.step,
+      name: result.toolName,
+      seq: result.measure.seq,
+      isError: result.isError,
+      ...(result.error ? { error: result.error } : {}),
+    });
+    if (result.finished) this.answered(result.finished.answer, result.measure.seq);
+  }
+
+  /** After the results: a message between a call and its result would make the request invalid. */
+  async endStep(): Promise<void> {
+    const notices = this.pendingNotices.splice(0);
+    if (notices.length === 0) return;
+    await this.transcript.store(notices.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
+  }
+
+  /**
+   * The whole state for the next run, once this run is quiet: a queued manual compaction is served
+   * first (its `compactNow` caller is waiting), then every handler is let finish.
+   */
+  async carryForward(): Promise<SessionCarry> {
+    await this.manual.serveIfRequested();
+    await condition(allHandlersFinished);
+    return nextRunCarry(this.carry);
+  }
+
+  /** Ends the session with `outcome`; the answer says why when the agent gave none. */
+  finish(outcome: SessionOutcome, budgetReason?: string): void {
+    this.outcome = outcome;
+    this.ended = SessionStatus.completed;
+    if (outcome === SessionOutcome.budgetExhausted) this.carry.answer = { text: `stopped: ${budgetReason ?? 'budget exhausted'}` };
+    if (outcome === SessionOutcome.stepLimit) this.carry.answer = { text: `stopped after ${this.carry.step} steps (maxSteps ${this.budget.maxSteps})` };
+    if (outcome === SessionOutcome.turnLimit) this.warn(`a message arrived after the last allowed turn (maxTurns ${this.input.maxTurns}); it was not answered`);
+  }
+
+  /** Marks the session failed, so the `state` query says why, and returns the failure to throw. */
+  fail(message: string, type: string, cause?: Error): ApplicationFailure {
+    this.ended = SessionStatus.failed;
+    this.warn(message);
+    return ApplicationFailure.create({ message, type, nonRetryable: true, cause });
+  }
+
+  /** Marks the session cancelled for the `state` query; the cancellation itself goes on up. */
+  cancelled(error: unknown): unknown {
+    this.ended = SessionStatus.cancelled;
+    return error;
+  }
+
+  /** Validator of `compactNow`: refuses what cannot be served. */
+  validateCompactNow(): void {
+    if (this.finished) throw refusedUpdate(`session ${this.sessionId} is ${this.status}; nothing to compact`);
+    if (this.compaction.running) throw refusedUpdate(`session ${this.sessionId} is already compacting`);
+  }
+
+  private async compactManually() {
+    const decision = this.compaction.decide(this.transcript.entries, CompactionRequest.manual, this.carry.step);
+    const outcome = await this.compaction.carryOut(this.transcript.entries, decision, this.position());
+    this.transcript.adopt(outcome.ledger);
+    return { ...outcome, decision };
+  }
+
+  private answered(text: string, seq: number): void {
+    this.carry.answer = { text, seq };
+    this.carry.turnOpen = false;
+  }
+
+  private onFailover(warning: string, notice?: string): void {
+    this.warn(warning);
+    if (notice !== undefined) this.pendingNotices.push(notice);
+  }
+
+  private noteToolCall(record: ToolCallRecord): void {
+    this.carry.lastToolCalls.push(record);
+    if (this.carry.lastToolCalls.length > TOOL_CALLS_SHOWN) this.carry.lastToolCalls.shift();
+  }
+
+  private warn(message: string): void {
+    log.warn(message, { sessionId: this.sessionId });
+    this.carry.warnings.push(message);
+    if (this.carry.warnings.length > WARNINGS_KEPT) this.carry.warnings.shift();
+  }
+}
+
+/** Summary calls are billed too: the spend ledger counts them apart from the agent's own. */
+function billedSummaries(summarize: SessionActivities['summarize'], budget: SessionBudget): CompactionActivities['summarize'] {
+  return async (request: SummarizeInput): Promise<SummarizeResult> => {
+    let result;
+    try {
+      result = await summarize(request);
+    } catch (error) {
+      // A rejected summary was answered, and billed, all the same (DESIGN §5 honest accounting).
+      const spent = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? summarizeFailureDetails(error.cause.details?.[0]).spent : undefined;
+      if (spent) budget.recordSummary(spent.usage, spent.calls, spent.possiblyBilledCalls);
+      throw error;
+    }
+    budget.recordSummary(result.usage, result.calls, result.possiblyBilledCalls ?? 0);
+    return result;
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The one owner of the live context: every entry enters it here, and a compaction replaces it here.
+ * It also hands out the seqs under which the store keeps every message, view and summary.
+ */
+import { patched } from '@temporalio/workflow';
+import type { StoreMessagesInput } from '../activities/types';
+import type { ChatMessage } from '../model/messages';
+import { isOversized, resolveCompactionSettings, type LedgerEntry, type MessageMeasure } from '../policy';
+import type { SessionInput } from '../session/input';
+import type { SessionActivities } from './activityOptions';
+import type { SessionCarry } from './sessionCarry';
+
+/** Marks histories where an oversized task or user message enters the context as a head-and-tail view. */
+const USER_TEXT_VIEW_PATCH = 'oversized-user-text-views';
+
+/** A message to store and where in the session it belongs. */
+export interface PlacedMessage {
+  message: ChatMessage;
+  turn: number;
+  step?: number;
+  pinned?: boolean;
+}
+
+export class SessionTranscript {
+  constructor(
+    private readonly sessionId: string,
+    private readonly input: SessionInput,
+    private readonly storeMessages: SessionActivities['storeMessages'],
+    /** Replaces an entry too big to ever fit by a view (a store write). */
+    private readonly viewIfOversized: (entry: LedgerEntry) => Promise<LedgerEntry>,
+    /** The carry's ledger, seq counter and position, changed in place. */
+    private readonly carried: Pick<SessionCarry, 'ledger' | 'nextSeq' | 'turn' | 'step'>,
+  ) {}
+
+  /** The live context, in order. */
+  get entries(): LedgerEntry[] {
+    return this.carried.ledger;
+  }
+
+  allocateSeq(): number {
+    return this.carried.nextSeq++;
+  }
+
+  /** A compaction's result becomes the live context. */
+  adopt(ledger: LedgerEntry[]): void {
+    this.carried.ledger = ledger;
+  }
+
+  /** The model's reply, already stored by the model activity, at the current step. */
+  addReply(measure: MessageMeasure): void {
+    this.carried.ledger.push(this.atCurrentStep(measure));
+  }
+
+  /** A tool result, already stored by the tool activity; one too big to fit enters as a view. */
+  async addToolResult(measure: MessageMeasure): Promise<void> {
+    this.carried.ledger.push(await this.viewIfOversized(this.atCurrentStep(measure)));
+  }
+
+  /** Stores `messages` under fresh seqs, then adds them to the context. */
+  async store(messages: PlacedMessage[], claim?: StoreMessagesInput['claim']): Promise<void> {
+    const measures = await this.storeMessages({
+      sessionId: this.sessionId,
+      messages: messages.map(({ message }) => ({ seq: this.allocateSeq(), message })),
+      ...(claim === undefined ? {} : { claim }),
+    });
+    for (const [index, measure] of measures.entries()) {
+      const placed = messages[index]!;
+      const entry: LedgerEntry = { ...measure, turn: placed.turn, step: placed.step ?? 0, ...(placed.pinned ? { pinned: true } : {}) };
+      // A task or message too big for the window (a stock-CLI start, a raw signal) is kept whole in the store
+      // and shown as a view that read_output pages, like an oversized tool result; else it would end the session.
+      // The patch is asked only for such text, so ordinary histories carry no marker for it.
+      const oversizedUser = placed.message.role === 'user' && this.oversized(entry);
+      this.carried.ledger.push(oversizedUser && patched(USER_TEXT_VIEW_PATCH) ? await this.viewIfOversized(entry) : entry);
+    }
+  }
+
+  private atCurrentStep(measure: MessageMeasure): LedgerEntry {
+    return { ...measure, turn: this.carried.turn, step: this.carried.step };
+  }
+
+  private oversized(entry: LedgerEntry): boolean {
+    const settings = resolveCompactionSettings(this.input.contextWindow, this.input.compaction);
+    return settings.enabled && isOversized(entry, settings, settings.contextWindow);
+  }
+}
