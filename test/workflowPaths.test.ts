@@ -134,30 +134,33 @@ describe('agentSession paths on the time-skipping test server', () => {
     });
   });
 
-  // A reactive compaction whose summary fails falls back to `truncateNow('cannot_compact')`, which
-  // (graceful rules) truncates only at our trigger; the server has just said our estimate is low, so
-  // under the trigger nothing is dropped and the retry is the very request it refused. The second
-  // overflow's truncation then rescues the session. Kept as a todo until the workflow decides.
-  it(
-    'a failed reactive summary: the retry is smaller than the refused request',
-    { todo: 'the workflow resends the refused request unchanged (DESIGN §5 "Never send a known-oversize request")' },
-    async () => {
-      await withSession(
-        {
-          model: (step, calls) => (step < 10 ? { kind: 'tool' } : calls.length === 1 ? { kind: 'overflow' } : { kind: 'answer', text: 'done' }),
-          summary: () => ({ kind: 'reject', reason: 'refusal' }),
-        },
-        {},
-        async (session, stub) => {
-          const result = await session.result();
-          const prompts = stub.modelCalls.filter((call) => call.step === 10).map((call) => call.promptTokens);
-          console.log(`failed reactive summary: step 10 sent ${prompts.join(' then ')} tokens`);
-          assert.equal(result.outcome, 'finished');
-          assert.ok(prompts[1]! < prompts[0]!, `the retry sent ${prompts[1]} tokens again`);
-        },
-      );
-    },
-  );
+  // The server has just said our estimate is low, so a truncation at our own trigger would drop
+  // nothing there and the retry would be the very request it refused.
+  it('a failed reactive summary: the steps dropped instead make the retry smaller than the refused request', async () => {
+    await withSession(
+      {
+        model: (step, calls) => (step < 10 ? { kind: 'tool' } : calls.length === 1 ? { kind: 'overflow' } : { kind: 'answer', text: 'done' }),
+        summary: () => ({ kind: 'reject', reason: 'refusal' }),
+      },
+      {},
+      async (session, stub) => {
+        const result = await session.result();
+        const prompts = stub.modelCalls.filter((call) => call.step === 10).map((call) => call.promptTokens);
+        const notices = result.finalState!.compaction.notices.filter((notice) => notice.step === 10);
+        console.log(`failed reactive summary: step 10 sent ${prompts.join(' then ')} tokens; notices ${notices.map((n) => `${n.strategy}/${n.reason}${n.failed ? ' (failed)' : ''}`).join(', ')}`);
+        assert.equal(result.outcome, 'finished');
+        assert.equal(prompts.length, 2, 'one refused request, one retry');
+        assert.ok(prompts[1]! < prompts[0]!, `the retry sent ${prompts[1]} tokens again`);
+        assert.deepEqual(
+          notices.map((notice) => [notice.strategy, notice.reason, notice.failed !== undefined]),
+          [
+            ['summary', 'reactive', true],
+            ['truncate', 'reactive', false],
+          ],
+        );
+      },
+    );
+  });
 
   it('a rejected summary: the workflow truncates instead, and no request reaches the trigger', async () => {
     const started = Date.now();

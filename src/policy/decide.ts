@@ -100,14 +100,17 @@ function withoutSummarizer(input: DecideInput, estimate: ContextEstimate): Decis
  * A truncation the workflow asks for directly, outside `decide`:
  * - `repeated_overflow`: the model overflowed again right after a reactive compaction (DESIGN §5
  *   "a second overflow truncates"); aims at the compaction target, since the server has twice shown
- *   that our estimate is low, and always drops something.
+ *   that our estimate is low, and always drops something. So does `reactive_compaction_failed`: the
+ *   server refused the context, and resending it unchanged is a known-oversize request.
  * - any other `cause` (typically `cannot_compact` after a compaction failed, "summarizer down"):
  *   only when the estimate is over the hard limit, and down to it; otherwise `none` / `within_limit`.
  */
 export function decideTruncation(input: DecideInput, cause: TruncationCause): Decision {
   const estimate = estimateContext(input.ledger, input.estimateInput, input.settings.perMessageOverheadTokens);
   if (!input.settings.enabled) return none(NoneReason.disabled, estimate);
-  if (cause === TruncationCause.repeatedOverflow) return truncation(input, estimate, cause, reactiveGoal(input, estimate));
+  if (cause === TruncationCause.repeatedOverflow || cause === TruncationCause.reactiveCompactionFailed) {
+    return truncation(input, estimate, cause, reactiveGoal(input, estimate));
+  }
   if (input.graceful === true) {
     // After a failed compaction: at the trigger, down to the target (DESIGN §5 "Degrading gracefully").
     if (!isAtTrigger(estimate.tokens, input.settings)) return none(NoneReason.withinLimit, estimate);

@@ -58,6 +58,11 @@ export const TruncationCause = {
   cannotCompact: 'cannot_compact',
   /** The workflow asked directly: the model overflowed again right after a reactive compaction. */
   repeatedOverflow: 'repeated_overflow',
+  /**
+   * The workflow asked directly: the compaction after an overflow failed, so the refused request
+   * would go out again unchanged unless steps are dropped.
+   */
+  reactiveCompactionFailed: 'reactive_compaction_failed',
 } as const;
 export type TruncationCause = (typeof TruncationCause)[keyof typeof TruncationCause];
 

@@ -68,6 +68,9 @@ const TRUNCATION_MEMORY_PATCH = 'memory-at-truncation';
 /** Marks histories whose kept steps may get views of long tool-call arguments (DESIGN §5 "Result"). */
 const TOOL_CALL_VIEWS_PATCH = 'tool-call-views';
 
+/** Marks histories where a failed reactive compaction drops steps before the retry (DESIGN §5); asked only then. */
+const REACTIVE_FALLBACK_PATCH = 'truncate-after-failed-reactive-compaction';
+
 /** How one compaction relates to the breaker. */
 interface BreakerRole {
   /** The breaker is open and its cool-down is over: this is the one retry. */
@@ -248,7 +251,8 @@ export class CompactionController {
       at,
     );
     // The truncation, if any, has a notice of its own; the caller is told about the failure.
-    return { ledger: (await this.truncateNow(ledger, 'cannot_compact', decision.requestedBy, at)).ledger, notice };
+    const cause = decision.requestedBy === CompactionRequest.reactive && patched(REACTIVE_FALLBACK_PATCH) ? 'reactive_compaction_failed' : 'cannot_compact';
+    return { ledger: (await this.truncateNow(ledger, cause, decision.requestedBy, at)).ledger, notice };
   }
 
   private async truncate(ledger: LedgerEntry[], decision: TruncateDecision, at: SessionPosition): Promise<CompactionOutcome> {

@@ -259,8 +259,8 @@ describe('decide: requests, breaker and auto switch', () => {
       const decision = decide(input(overHardLimit(), off, request, { breaker: OPEN }));
       assert.deepEqual([decision.kind, decision.kind === 'none' ? decision.reason : ''], ['none', 'disabled'], request);
     }
-    for (const why of ['repeated_overflow', 'cannot_compact'] as const) {
-      assert.equal(expectKind(decideTruncation(input(overHardLimit(), off), why), 'none').reason, 'disabled');
+    for (const cause of ['repeated_overflow', 'reactive_compaction_failed', 'cannot_compact'] as const) {
+      assert.equal(expectKind(decideTruncation(input(overHardLimit(), off), cause), 'none').reason, 'disabled');
     }
   });
 
@@ -268,6 +268,9 @@ describe('decide: requests, breaker and auto switch', () => {
     const ledger = overTrigger();
     const repeated = expectKind(decideTruncation(input(ledger, S32), 'repeated_overflow'), 'truncate');
     assert.ok(repeated.expectedAfter <= S32.targetTokens);
+    // After a failed reactive compaction the server has refused this context: under the trigger too.
+    const afterReactive = expectKind(decideTruncation(input(ledger, S32, 'reactive'), 'reactive_compaction_failed'), 'truncate');
+    assert.deepEqual(afterReactive.drop, repeated.drop);
     assert.deepEqual(decideTruncation(input(ledger, S32), 'cannot_compact'), { kind: 'none', reason: 'within_limit', estimate: 20_304 });
     expectKind(decideTruncation(input(overHardLimit(), S32), 'cannot_compact'), 'truncate');
   });
