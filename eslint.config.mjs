@@ -1,6 +1,8 @@
 // Lint rules that keep the architecture honest: the policy stays pure and the workflow sandbox
 // stays deterministic by rule, not by review; no promise is dropped on the floor.
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'http', 'https', 'net', 'util'];
 
@@ -18,6 +20,19 @@ export default tseslint.config(
       ],
       '@typescript-eslint/no-explicit-any': 'error',
     },
+  },
+  {
+    // No import circles anywhere in src/, test/ or bench/. Imports of types only are erased by tsc
+    // and cannot form a circle at run time, so the rule does not follow them.
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/external-module-folders': ['node_modules', 'node_modules/@types'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: ['src/policy/**/*.ts'],
