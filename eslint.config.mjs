@@ -1,5 +1,5 @@
 // Lint rules that keep the architecture honest: the policy stays pure and the workflow sandbox
-// stays deterministic by rule, not by review; no promise is dropped on the floor.
+// stays deterministic by rule, not by review; no promise is dropped on the floor; no import circles.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
