@@ -54,6 +54,22 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/tools/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../config', '../../config', '../sandboxFromConfig', '../../sandboxFromConfig'],
+              message: 'Tools take plain settings; the config is read above them (see src/sandboxFromConfig.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/workflows/**/*.ts', 'src/session/**/*.ts'],
     rules: {
       'no-restricted-imports': [
