@@ -32,10 +32,6 @@ import { selectTruncation } from './truncate';
  */
 export const SUMMARY_HEADER_TOKENS = 40;
 
-export { applyCompaction, applyTruncation, withSessionMemory, type CompactionResults } from './applyCompaction';
-export { verifyCompaction, VerifyFailure, type CompactionVerdict } from './verifyCompaction';
-export * from './decision';
-
 /**
  * Decides what to do before the next model call; always `none` when compaction is not `enabled`.
  * - `auto`: compacts only at the trigger, with auto on and the breaker closed (or, with `graceful`,
