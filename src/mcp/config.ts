@@ -40,7 +40,6 @@ export const HttpServerSchema = z
 
 export const McpServerSchema = z.discriminatedUnion('transport', [StdioServerSchema, HttpServerSchema]);
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
-export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
 
 export const McpServersSchema = z.array(McpServerSchema).superRefine((servers, ctx) => {
   const seen = new Set<string>();

@@ -57,10 +57,3 @@ export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
 /** What an activity measured when it stored a message; the workflow adds turn and step. */
 export type MessageMeasure = Pick<LedgerEntry, 'seq' | 'role' | 'tokens' | 'chars' | 'declares' | 'answers'>;
-
-/** Sum of the tokens of the given entries. */
-export function ledgerTokens(entries: readonly LedgerEntry[]): number {
-  let total = 0;
-  for (const entry of entries) total += entry.tokens;
-  return total;
-}
