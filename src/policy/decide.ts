@@ -30,7 +30,7 @@ import { selectTruncation } from './truncate';
  * Our tokens of agentd's header line above a summary (`summaryMessageHeader`: ~30 with five-digit
  * seqs), rounded up so the projection errs towards a larger summary message.
  */
-export const SUMMARY_HEADER_TOKENS = 40;
+const SUMMARY_HEADER_TOKENS = 40;
 
 /**
  * Decides what to do before the next model call; always `none` when compaction is not `enabled`.

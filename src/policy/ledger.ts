@@ -26,7 +26,7 @@ export type LedgerKind = (typeof LedgerKind)[keyof typeof LedgerKind];
 
 const seqRun = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).readonly();
 
-export const LedgerEntrySchema = z.object({
+const LedgerEntrySchema = z.object({
   /** Key of the body in the transcript store; allocated by the workflow, so retries are idempotent. */
   seq: z.number().int().nonnegative(),
   role: z.enum(['system', 'user', 'assistant', 'tool']),
