@@ -1,6 +1,8 @@
 // Lint rules that keep the architecture honest: the policy stays pure and the workflow sandbox
-// stays deterministic by rule, not by review; no promise is dropped on the floor.
+// stays deterministic by rule, not by review; no promise is dropped on the floor; no import circles.
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const nodeBuiltins = ['node:*', 'fs', 'fs/*', 'path', 'os', 'child_process', 'crypto', 'http', 'https', 'net', 'util'];
 
@@ -20,6 +22,19 @@ export default tseslint.config(
     },
   },
   {
+    // No import circles anywhere in src/, test/ or bench/. Imports of types only are erased by tsc
+    // and cannot form a circle at run time, so the rule does not follow them.
+    files: ['**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/external-module-folders': ['node_modules', 'node_modules/@types'],
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
     files: ['src/policy/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -35,6 +50,22 @@ export default tseslint.config(
         'error',
         { object: 'Date', property: 'now', message: 'Time enters the policy as an argument.' },
         { object: 'Math', property: 'random', message: 'The policy is deterministic.' },
+      ],
+    },
+  },
+  {
+    files: ['src/tools/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../config', '../../config', '../sandboxFromConfig', '../../sandboxFromConfig'],
+              message: 'Tools take plain settings; the config is read above them (see src/sandboxFromConfig.ts).',
+            },
+          ],
+        },
       ],
     },
   },

@@ -9,7 +9,8 @@
  */
 import { countTokens } from 'gpt-tokenizer';
 import { CLOSED_BREAKER } from '../src/policy/breaker';
-import { decide, type DecideInput } from '../src/policy/decide';
+import { decide } from '../src/policy/decide';
+import type { DecideInput } from '../src/policy/decision';
 import type { LedgerEntry } from '../src/policy/ledger';
 import { resolveCompactionSettings } from '../src/policy/settings';
 import { seededRandom } from '../test/helpers/random';

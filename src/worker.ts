@@ -21,6 +21,7 @@ import type { TranscriptStore } from './store/transcriptStore';
 import { builtinTools, ToolRegistry } from './tools/registry';
 import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
 import { describeOptionalParts, optionalParts } from './optionalParts';
+import { sandboxSettingsOf } from './sandboxFromConfig';
 import { loadUserTools } from './tools/userTools';
 import { drainOnSignals, requestShutdown } from './workerShutdown';
 
@@ -133,11 +134,7 @@ export async function startWorkerFromConfig(
   const dataConverter = agentdDataConverter(config.encryption);
   let store: TranscriptStore | undefined;
   let connection: NativeConnection | undefined;
-  const commandSandbox = detectCommandSandbox({
-    unsandboxedCommands: config.unsandboxedCommands,
-    limits: config.commandLimits,
-    searchPath: process.env.PATH ?? '',
-  });
+  const commandSandbox = detectCommandSandbox(sandboxSettingsOf(config));
   const host = { hostId: config.hostId, taskQueue: hostTaskQueue(config.hostId) };
   let worker: Worker;
   let hostWorker: Worker;

@@ -5,7 +5,7 @@
  */
 import type { Worker } from '@temporalio/worker';
 
-export const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+const SHUTDOWN_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 /** Exit code of a worker told twice to stop: interrupted, as a shell reports a Ctrl-C. */
 const FORCED_EXIT_CODE = 130;

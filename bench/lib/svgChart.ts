@@ -1,6 +1,6 @@
 /** A hand-written SVG line chart of context tokens per step, with the window, the trigger and compactions marked. */
 
-export interface ChartSeries {
+interface ChartSeries {
   readonly label: string;
   readonly color: string;
   /** y value per step; index 0 is step 1. */
@@ -8,7 +8,7 @@ export interface ChartSeries {
   readonly dashed?: boolean;
 }
 
-export interface ChartMark {
+interface ChartMark {
   readonly step: number;
   readonly label: string;
   readonly before?: number;

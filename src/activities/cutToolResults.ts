@@ -47,7 +47,7 @@ export function viewOf(message: ChatMessage, request: Pick<ViewRequest, 'sourceS
 }
 
 /** The first and last characters of `text` around a marker that says how to read the rest. */
-export function headAndTail(text: string, request: Pick<ViewRequest, 'sourceSeq' | 'headChars' | 'tailChars'>): string {
+function headAndTail(text: string, request: Pick<ViewRequest, 'sourceSeq' | 'headChars' | 'tailChars'>): string {
   const { headChars, tailChars, sourceSeq } = request;
   if (text.length <= headChars + tailChars) return text;
   const marker = viewMarker(sourceSeq, text.length - headChars - tailChars, text.length, headChars);

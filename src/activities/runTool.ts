@@ -1,13 +1,13 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
 import { messageText } from '../model/messageText';
 import type { ToolCall } from '../model/messages';
+import { detectSandboxFromEnv } from '../sandboxFromConfig';
 import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import { runToolCall } from '../tools/runToolCall';
 import { toolsOf } from './toolsOf';
 import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
-import { detectSandboxFromEnv } from '../tools/sandboxFromEnv';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';

@@ -19,7 +19,7 @@ export interface StoreMessagesInput {
   claim?: { firstRunId: string; replace: boolean };
 }
 
-export const ModelUsageSchema = z.object({
+const ModelUsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   /** Prompt tokens served from the endpoint's cache (`usage.prompt_tokens_details.cached_tokens`), when reported. */
@@ -180,7 +180,7 @@ export interface StoreSessionMemoryInput {
  * failure after the endpoint answered (DESIGN §5 "Any model's summary counts"): rejected summaries
  * are billed too. A schema, because the workflow reads it back out of a failure's untyped details.
  */
-export const SummarizeSpentSchema = z.object({
+const SummarizeSpentSchema = z.object({
   usage: ModelUsageSchema,
   /** Model calls the endpoint answered (more than one when the region was summarized in chunks). */
   calls: z.number().int().nonnegative(),
@@ -200,7 +200,7 @@ export interface SummarizeResult extends SummarizeSpent {
 }
 
 /** The details of a `SummaryRejected` failure. */
-export const SummaryRejectedDetailsSchema = SummarizeSpentSchema.extend({
+const SummaryRejectedDetailsSchema = SummarizeSpentSchema.extend({
   reason: z.enum(SummaryRejection),
 });
 export type SummaryRejectedDetails = z.infer<typeof SummaryRejectedDetailsSchema>;

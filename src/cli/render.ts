@@ -1,11 +1,7 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
 import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
 import { printable } from './printable';
-import { renderSpend } from './renderWatch';
-
-export function kTokens(tokens: number): string {
-  return tokens >= 1000 ? `${(tokens / 1000).toFixed(tokens >= 100_000 ? 0 : 1)}k` : String(tokens);
-}
+import { kTokens, renderSpend } from './renderAmounts';
 
 export function renderState(state: SessionState): string {
   const fill = Math.round((state.context.tokens / state.context.window) * 100);

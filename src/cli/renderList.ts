@@ -1,7 +1,6 @@
 /** The table of `agentd list`: one row per session. Pure, so a test can call it. */
 import type { SessionResult, SessionState } from '../session/state';
-import { kTokens } from './render';
-import { renderCost } from './renderWatch';
+import { kTokens, renderCost } from './renderAmounts';
 
 export interface SessionRow {
   sessionId: string;

@@ -2,8 +2,9 @@
  * What `agentd watch` draws: a frame of the session's state (context gauge, turn and step, spend,
  * budget, pause, last tool calls) and the compaction notices not shown yet. Pure: text in, text out.
  */
-import type { SessionState, SpendReport } from '../session/state';
-import { kTokens, renderNotice, renderToolCall } from './render';
+import type { SessionState } from '../session/state';
+import { renderNotice, renderToolCall } from './render';
+import { kTokens, renderCost, renderSpend } from './renderAmounts';
 
 const GAUGE_CELLS = 20;
 const TOOL_CALLS_SHOWN = 5;
@@ -30,22 +31,6 @@ export function renderGauge(tokens: number, window: number, trigger: number, cel
   }
   if (mark >= cells) bar += '|';
   return `[${bar}] ${percent(tokens, window)} of ${windowLabel(window)}, trigger ${percent(trigger, window)}`;
-}
-
-export function renderCost(usd: number): string {
-  return usd >= 100 ? `$${usd.toFixed(0)}` : usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
-}
-
-/** `14.2k prompt (9.1k cached) + 1.3k completion in 12 calls; summaries 1 call 3.0k+400; $0.0431` */
-export function renderSpend(spend: SpendReport): string {
-  const { agent, summary } = spend;
-  const cached = agent.cachedTokens > 0 ? ` (${kTokens(agent.cachedTokens)} cached)` : '';
-  const summaries =
-    summary.calls > 0
-      ? `; summaries ${summary.calls} call(s) ${kTokens(summary.promptTokens)} prompt + ${kTokens(summary.completionTokens)} completion`
-      : '';
-  const cost = spend.price ? renderCost(spend.costUsd) : 'cost unknown (no price for this model)';
-  return `${kTokens(agent.promptTokens)} prompt${cached} + ${kTokens(agent.completionTokens)} completion in ${agent.calls} call(s)${summaries}; ${cost}`;
 }
 
 /** The lines of one frame, the same every time for the same state. */

@@ -2,7 +2,7 @@
  * Starting and steering sessions from code: input resolved and validated before anything is sent,
  * then the workflow started under the public names of `session/definitions`.
  */
-import { Client, ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, ServiceError, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { agentdDataConverter } from '../codec/dataConverter';
 import type { EncryptionKeys } from '../codec/encryptionKeys';
@@ -175,5 +175,3 @@ function isDeadlineExceeded(error: unknown): boolean {
   const cause: unknown = error.cause;
   return typeof cause === 'object' && cause !== null && 'code' in cause && cause.code === GRPC_DEADLINE_EXCEEDED;
 }
-
-export { WorkflowNotFoundError };

@@ -10,7 +10,7 @@ import type { EncryptionKey, EncryptionKeys } from './encryptionKeys';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
-export const CIPHER_METADATA = 'encryption-cipher';
+const CIPHER_METADATA = 'encryption-cipher';
 const CIPHER = 'AES-256-GCM';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

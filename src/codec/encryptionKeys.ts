@@ -12,7 +12,7 @@ export const ENCRYPTION_ENV = {
   previousKeys: 'AGENTD_ENCRYPTION_PREVIOUS_KEYS',
 } as const;
 
-export const KEY_BYTES = 32;
+const KEY_BYTES = 32;
 
 export interface EncryptionKey {
   /** Stored in each payload's metadata, so a payload names the key that opens it. */

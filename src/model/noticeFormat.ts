@@ -4,7 +4,7 @@
  */
 
 /** First characters of a notice, so the simulator and people can tell it from a user's message. */
-export const NOTICE_PREFIX = '[agentd notice]';
+const NOTICE_PREFIX = '[agentd notice]';
 
 export function isNotice(text: string | null | undefined): boolean {
   return typeof text === 'string' && text.startsWith(NOTICE_PREFIX);

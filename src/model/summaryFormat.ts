@@ -18,7 +18,7 @@ export const SUMMARY_SECTIONS = [
 export const SUMMARIZE_INSTRUCTION_HEAD = 'CONTEXT CHECKPOINT: write a summary of the conversation so far.';
 
 /** First characters of a summary message in the live context, so people and tools can tell it apart. */
-export const SUMMARY_MESSAGE_PREFIX = '[agentd summary of earlier work';
+const SUMMARY_MESSAGE_PREFIX = '[agentd summary of earlier work';
 
 export function isSummarizeInstruction(text: string | null | undefined): boolean {
   return typeof text === 'string' && text.startsWith(SUMMARIZE_INSTRUCTION_HEAD);

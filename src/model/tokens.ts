@@ -8,7 +8,7 @@ import type { ChatMessage, ToolSpec } from './messages';
 /** Role markers and separators the chat format adds around every message. */
 export const PER_MESSAGE_OVERHEAD_TOKENS = 4;
 /** Priming tokens the chat format adds once per request for the assistant's reply. */
-export const PER_REQUEST_OVERHEAD_TOKENS = 3;
+const PER_REQUEST_OVERHEAD_TOKENS = 3;
 
 /** Tokens one message weighs in a prompt, tool-call names and arguments included. */
 export function countMessageTokens(message: ChatMessage): number {

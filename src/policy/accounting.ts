@@ -4,20 +4,13 @@
  * property tests and the workflow's own checks use it.
  */
 import { LedgerKind, type LedgerEntry } from './ledger';
-import { fromSeqRuns, toSeqRuns, type SeqRun } from './seqRuns';
+import { toSeqRuns, type SeqRun } from './seqRuns';
 
 /**
- * The original seqs a live entry stands for: itself, the original a view cuts, or what a summary
- * covers; none for the session memory (it quotes originals that are accounted for elsewhere).
+ * Appends to `out` the original seqs a live entry stands for: itself, the original a view cuts, or
+ * what a summary covers; none for the session memory (it quotes originals that are accounted for
+ * elsewhere). No spread: a summary can cover more seqs than a call takes arguments.
  */
-export function originalsOf(entry: LedgerEntry): number[] {
-  if (entry.kind === LedgerKind.memory) return [];
-  if (entry.kind === LedgerKind.summary) return fromSeqRuns(entry.covers ?? []);
-  if (entry.kind === LedgerKind.view) return [entry.replaces ?? entry.seq];
-  return [entry.seq];
-}
-
-/** Appends the originals of `entry` to `out` (no spread: a summary can cover more seqs than a call takes arguments). */
 export function appendOriginals(out: number[], entry: LedgerEntry): void {
   if (entry.kind === LedgerKind.memory) return;
   if (entry.kind === LedgerKind.summary) {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 
 /** Failure reasons kept for the warning: enough to show a pattern, few enough for one line. */
-export const RECENT_FAILURES_KEPT = 3;
+const RECENT_FAILURES_KEPT = 3;
 
 export const BreakerStateSchema = z
   .object({

@@ -30,11 +30,7 @@ import { selectTruncation } from './truncate';
  * Our tokens of agentd's header line above a summary (`summaryMessageHeader`: ~30 with five-digit
  * seqs), rounded up so the projection errs towards a larger summary message.
  */
-export const SUMMARY_HEADER_TOKENS = 40;
-
-export { applyCompaction, applyTruncation, withSessionMemory, type CompactionResults } from './applyCompaction';
-export { verifyCompaction, VerifyFailure, type CompactionVerdict } from './verifyCompaction';
-export * from './decision';
+const SUMMARY_HEADER_TOKENS = 40;
 
 /**
  * Decides what to do before the next model call; always `none` when compaction is not `enabled`.

@@ -49,10 +49,10 @@ export interface ContextEstimate {
 /** Calibration ratios outside this range mean a broken count, not a different tokenizer. */
 export const CALIBRATION_RANGE = Object.freeze({ min: 0.5, max: 2 });
 /** Weight of the newest measurement in the smoothed ratio: fast enough to follow, slow enough to ignore one odd call. */
-export const CALIBRATION_SMOOTHING = 0.3;
+const CALIBRATION_SMOOTHING = 0.3;
 
 /** What one entry costs in a prompt, in our tokens: content plus the per-message framing. */
-export function entryWeight(entry: Pick<LedgerEntry, 'tokens'>, perMessageOverheadTokens: number): number {
+function entryWeight(entry: Pick<LedgerEntry, 'tokens'>, perMessageOverheadTokens: number): number {
   return entry.tokens + perMessageOverheadTokens;
 }
 

@@ -3,8 +3,10 @@
  * decision. Pure: no I/O, no Node builtins, no Temporal imports (safe in the workflow sandbox).
  */
 export * from './accounting';
+export * from './applyCompaction';
 export * from './breaker';
 export * from './decide';
+export * from './decision';
 export * from './errors';
 export * from './estimate';
 export * from './ledger';
@@ -16,6 +18,7 @@ export * from './settings';
 export * from './steps';
 export * from './thresholds';
 export * from './truncate';
+export * from './verifyCompaction';
 export * from './viewSize';
 export * from './budget';
 export * from './spend';

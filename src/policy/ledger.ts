@@ -26,7 +26,7 @@ export type LedgerKind = (typeof LedgerKind)[keyof typeof LedgerKind];
 
 const seqRun = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).readonly();
 
-export const LedgerEntrySchema = z.object({
+const LedgerEntrySchema = z.object({
   /** Key of the body in the transcript store; allocated by the workflow, so retries are idempotent. */
   seq: z.number().int().nonnegative(),
   role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -57,10 +57,3 @@ export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
 /** What an activity measured when it stored a message; the workflow adds turn and step. */
 export type MessageMeasure = Pick<LedgerEntry, 'seq' | 'role' | 'tokens' | 'chars' | 'declares' | 'answers'>;
-
-/** Sum of the tokens of the given entries. */
-export function ledgerTokens(entries: readonly LedgerEntry[]): number {
-  let total = 0;
-  for (const entry of entries) total += entry.tokens;
-  return total;
-}

@@ -10,7 +10,7 @@ import { MIN_VIEW_CHARS, splitView, VIEW_MARKER_TOKENS, viewCut, type ViewCut } 
  * Share of the oversize threshold one view of an oversized result may weigh: a step can carry four
  * such results, and their views together must still stay under the threshold.
  */
-export const OVERSIZED_VIEW_SHARE = 0.25;
+const OVERSIZED_VIEW_SHARE = 0.25;
 
 /**
  * True when `entry` weighs more than `oversizeShareOfWindow` of the window. The workflow asks right

@@ -127,7 +127,7 @@ export function selectTail(
  * head-and-tail view, then, if that is not enough, down to `MIN_VIEW_CHARS`. A step can still stay
  * over the cap when its messages are many or their own text is long.
  */
-export function cutStepToFit(
+function cutStepToFit(
   ledger: readonly LedgerEntry[],
   span: StepSpan,
   capTokens: number,

@@ -107,8 +107,6 @@ export const CompactionSettingsSchema = z
     }
   });
 
-/** What a caller writes: every field may be left out. */
-export type CompactionSettingsInput = z.input<typeof CompactionSettingsSchema>;
 /** Every field filled in. */
 export type CompactionSettings = z.output<typeof CompactionSettingsSchema>;
 

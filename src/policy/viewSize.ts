@@ -28,7 +28,7 @@ export interface ViewCut {
 }
 
 /** Expected tokens of a view keeping `keptChars` of `entry`, assuming tokens spread evenly over chars. */
-export function viewTokens(entry: Pick<LedgerEntry, 'tokens' | 'chars'>, keptChars: number): number {
+function viewTokens(entry: Pick<LedgerEntry, 'tokens' | 'chars'>, keptChars: number): number {
   if (entry.chars <= 0) return entry.tokens + VIEW_MARKER_TOKENS;
   return Math.ceil((entry.tokens * Math.min(keptChars, entry.chars)) / entry.chars) + VIEW_MARKER_TOKENS;
 }

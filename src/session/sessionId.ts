@@ -8,7 +8,7 @@
  */
 
 /** Longest session id; well under the 255-byte limit of a folder name, with room for an archive suffix. */
-export const SESSION_ID_MAX_CHARS = 128;
+const SESSION_ID_MAX_CHARS = 128;
 
 /** A letter or digit first, then letters, digits, `.`, `_` or `-`. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

@@ -101,7 +101,7 @@ export interface CompactionNotice {
   breaker?: 'opened' | 'closed';
 }
 
-export interface CompactionReport {
+interface CompactionReport {
   /** Auto-compaction starts at this estimate. */
   trigger: number;
   breaker: BreakerState;

@@ -1,7 +1,7 @@
 /** OpenAI's error body and the handful of errors the simulator answers with. */
 
 /** The exact shape OpenAI returns, so the openai client builds its typed errors from it. */
-export interface OpenAIErrorBody {
+interface OpenAIErrorBody {
   readonly error: {
     readonly message: string;
     readonly type: string;

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { RequestObserver } from './observer';
 
 /** seq prints integers plainly up to here; also keeps one tool output far below any sane cap. */
-export const MAX_OUTPUT_BYTES = 10_000_000;
+const MAX_OUTPUT_BYTES = 10_000_000;
 
-export const ByteRangeSchema = z
+const ByteRangeSchema = z
   .strictObject({
     min: z.number().int().min(1).max(MAX_OUTPUT_BYTES),
     max: z.number().int().min(1).max(MAX_OUTPUT_BYTES),
@@ -87,7 +87,7 @@ export type Fault =
 export type FaultPlan = (requestIndex: number) => Fault | undefined;
 
 /** The options that are not data (a function) or are meant for tests only, kept out of the schema. */
-export interface SimulatorTestHooks {
+interface SimulatorTestHooks {
   readonly faultPlan?: FaultPlan;
   readonly observe?: RequestObserver;
 }
@@ -114,7 +114,7 @@ export function resolveSimulatorOptions(options: SimulatorOptions = {}, env: Nod
 }
 
 /** The behaviour AGENTD_SIM_SUMMARIZER names; a typo fails loudly rather than testing the default twice. */
-export function summarizerFromEnv(env: NodeJS.ProcessEnv): SummarizerBehaviour {
+function summarizerFromEnv(env: NodeJS.ProcessEnv): SummarizerBehaviour {
   const value = env[SUMMARIZER_ENV];
   if (value === undefined || value === '') return SummarizerBehaviour.sectioned;
   if (!isSummarizerBehaviour(value)) {

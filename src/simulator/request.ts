@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ChatMessageSchema } from '../model/messages';
 
 /** Loose, so keys like `strict` survive and the tools are counted exactly as they were sent. */
-export const ToolSpecSchema = z.looseObject({
+const ToolSpecSchema = z.looseObject({
   type: z.literal('function'),
   function: z.looseObject({
     name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'tool names are 1-64 letters, digits, _ or -'),

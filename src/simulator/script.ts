@@ -34,7 +34,7 @@ export interface Directive {
 }
 
 /** A tool call a test asked for by name with a `[sim call <tool> <json-args>]` line. */
-export interface ScriptedCall {
+interface ScriptedCall {
   readonly name: string;
   readonly args: Record<string, unknown>;
 }
@@ -74,7 +74,7 @@ export function parseDirective(text: string): Directive | undefined {
  * The `[sim call …]` lines of a user message, in order. A line whose arguments are not a JSON
  * object is left out, as a typo in a directive is elsewhere.
  */
-export function parseScriptedCalls(text: string): ScriptedCall[] {
+function parseScriptedCalls(text: string): ScriptedCall[] {
   const calls: ScriptedCall[] = [];
   for (const found of text.matchAll(SCRIPTED_CALL)) {
     try {
@@ -170,12 +170,12 @@ function filesWritten(turn: Turn): string[] {
 }
 
 /** Output size for a step: spread over the range, but fixed for a given step. */
-export function outputSizeFor(step: number, range: ByteRange): number {
+function outputSizeFor(step: number, range: ByteRange): number {
   return range.min + (hashInt('output', step) % (range.max - range.min + 1));
 }
 
 /** `seq` lines are `test case N: ok\n`; count how many reach `bytes`. */
-export function seqLinesFor(bytes: number): number {
+function seqLinesFor(bytes: number): number {
   let lines = 0;
   let total = 0;
   while (total < bytes) {
@@ -225,7 +225,7 @@ function act(turn: Turn, step: number, content: string, name: string, args: Reco
  * True once the worker has answered a run_command with its refusal (no sandbox on that worker): an
  * agent that read it stops asking, as a real one would, instead of collecting the same error.
  */
-export function commandsRefused(messages: readonly ChatMessage[]): boolean {
+function commandsRefused(messages: readonly ChatMessage[]): boolean {
   const commandCalls = new Set<string>();
   for (const message of messages) {
     if (message.role === 'assistant') {

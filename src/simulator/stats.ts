@@ -42,7 +42,7 @@ export interface SimulatorStats {
 }
 
 /** Bounded so a long benchmark cannot grow the simulator's memory without limit. */
-export const SAMPLE_LIMIT = 1000;
+const SAMPLE_LIMIT = 1000;
 
 function zeroRejections(): Record<RejectionReason, number> {
   return {

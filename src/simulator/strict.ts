@@ -22,7 +22,7 @@ export type Validation =
   | { readonly ok: false; readonly reason: RejectionReason; readonly error: ErrorResponse };
 
 /** `['messages', 2, 'content']` → `messages[2].content`, the way OpenAI names fields. */
-export function fieldName(path: readonly PropertyKey[]): string {
+function fieldName(path: readonly PropertyKey[]): string {
   let name = '';
   for (const key of path) {
     if (typeof key === 'number') name += `[${key}]`;
@@ -78,7 +78,7 @@ function shapeError(messages: readonly ChatMessage[]): ErrorResponse | undefined
  * call id; a tool message answering anything else is an orphan. This is what OpenAI enforces and
  * what a context-trimming agent most easily breaks.
  */
-export function pairingError(
+function pairingError(
   messages: readonly ChatMessage[],
 ): { readonly reason: RejectionReason; readonly error: ErrorResponse } | undefined {
   let open = new Set<string>();

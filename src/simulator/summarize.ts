@@ -11,11 +11,11 @@ import type { SummaryProgress } from './summaryParts';
 import { lossySummary, ownHeadingsSummary, proseSummary, readSummary, sectionedSummary, type SummaryFacts } from './summaryStyles';
 
 /** Newest files kept: enough to be useful, few enough to keep the summary within ~600 tokens. */
-export const MAX_SUMMARY_FILES = 30;
+const MAX_SUMMARY_FILES = 30;
 /** Words of the task quoted as the goal. */
 const GOAL_WORDS = 24;
 /** Lines starting with this in a user message are facts a summary must keep; benchmarks check they survive. */
-export const CONSTRAINT_PREFIX = 'CONSTRAINT:';
+const CONSTRAINT_PREFIX = 'CONSTRAINT:';
 /** What the `refusal` summarizer answers, in the words real models refuse with. */
 export const REFUSAL_TEXT = "I'm sorry, but I can't help with that.";
 
@@ -100,7 +100,7 @@ function gatherFacts(messages: readonly ChatMessage[]): SummaryFacts {
 }
 
 /** The sectioned summary, as the instruction asks for it. */
-export function writeSummary(messages: readonly ChatMessage[]): string {
+function writeSummary(messages: readonly ChatMessage[]): string {
   return sectionedSummary(gatherFacts(messages));
 }
 

@@ -27,7 +27,7 @@ export interface CarriedFacts {
 }
 
 /** Written when nothing was stated; never carried into the next summary, so it cannot pile up next to real ones. */
-export const NO_CONSTRAINTS = 'None stated beyond the task itself.';
+const NO_CONSTRAINTS = 'None stated beyond the task itself.';
 
 type Section = (typeof SUMMARY_SECTIONS)[number];
 

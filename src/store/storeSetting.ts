@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../configError';
 
-export const StoreSettingSchema = z.discriminatedUnion('kind', [
+const StoreSettingSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sqlite'), file: z.string().min(1) }),
   z.object({ kind: z.literal('postgres'), url: z.string().min(1) }),
 ]);

@@ -3,7 +3,7 @@
 /** The share of the budget given to the head; the tail (where errors and summaries usually are) gets the rest. */
 const HEAD_SHARE = 0.8;
 
-export function omittedMarker(omittedChars: number): string {
+function omittedMarker(omittedChars: number): string {
   return `\n[... ${omittedChars} chars omitted ...]\n`;
 }
 

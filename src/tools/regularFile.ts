@@ -12,7 +12,7 @@ import { lstat, open, type FileHandle } from 'node:fs/promises';
 import { ToolInputError } from './tool';
 
 /** `a named pipe (FIFO)`, `a socket`…: what a path is when it is not a regular file or a folder. */
-export function kindOf(info: Stats): string {
+function kindOf(info: Stats): string {
   if (info.isFile()) return 'a regular file';
   if (info.isDirectory()) return 'a folder';
   if (info.isSymbolicLink()) return 'a symlink';

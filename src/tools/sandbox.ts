@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 /** Where the workspace appears inside the sandbox; file tools accept absolute paths under it too. */
 export const SANDBOX_WORKSPACE = '/workspace';
 /** When the worker runs as root, commands run as this uid/gid (`nobody`): root ignores process limits. */
-export const SANDBOX_UID = 65534;
+const SANDBOX_UID = 65534;
 
 export interface CommandLimits {
   /** Address-space limit of each process, in MiB. @default 2048 */

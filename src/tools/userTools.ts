@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { ToolEffect, type Tool } from './tool';
 
 /** The names the OpenAI API accepts for a function. */
-export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export type ToolModuleErrorCode = 'import_failed' | 'no_tools_export' | 'bad_tool' | 'duplicate_name';
 

@@ -50,7 +50,7 @@ function leadsOutside(requestedPath: string): ToolInputError {
  * The session id becomes one folder name, so separators and dot names are refused rather than sanitised.
  */
 /** Folders agentd creates for workspaces and the store: the worker's user only. */
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 
 export async function ensureWorkspace(root: string, sessionId: string): Promise<string> {
   const problem = sessionIdProblem(sessionId);

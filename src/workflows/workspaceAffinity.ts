@@ -12,7 +12,7 @@ import { runToolActivity, type SessionActivities } from './activityOptions';
 import type { AffinityCarry } from './sessionCarry';
 
 /** Histories from before affinity ran every tool call on the shared queue; they must replay so. */
-export const AFFINITY_PATCH = 'workspace-affinity';
+const AFFINITY_PATCH = 'workspace-affinity';
 
 type RunTool = (input: RunToolInput) => Promise<RunToolResult>;
 

@@ -3,26 +3,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { accounting } from '../../src/policy/accounting';
 import { CLOSED_BREAKER, type BreakerState } from '../../src/policy/breaker';
-import {
-  applyCompaction,
-  applyTruncation,
-  decide,
-  decideTruncation,
-  verifyCompaction,
-  VerifyFailure,
-  withSessionMemory,
-  type CompactDecision,
-  type CompactionRequest,
-  type CompactionResults,
-  type DecideInput,
-  type Decision,
-  type TruncateDecision,
-} from '../../src/policy/decide';
+import { applyCompaction, applyTruncation, withSessionMemory, type CompactionResults } from '../../src/policy/applyCompaction';
+import { decide, decideTruncation } from '../../src/policy/decide';
+import type { CompactDecision, CompactionRequest, DecideInput, Decision, TruncateDecision } from '../../src/policy/decision';
 import { CompactionError, CompactionErrorCode } from '../../src/policy/errors';
 import type { EstimateInput } from '../../src/policy/estimate';
 import type { LedgerEntry } from '../../src/policy/ledger';
 import { fromSeqRuns } from '../../src/policy/seqRuns';
 import type { ResolvedCompactionSettings } from '../../src/policy/settings';
+import { verifyCompaction, VerifyFailure } from '../../src/policy/verifyCompaction';
 import { LedgerBuilder, orphanProblem, pinnedProblem, settingsFor } from './builders';
 
 const OPEN: BreakerState = { consecutiveFailures: 3, open: true };

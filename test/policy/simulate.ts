@@ -8,26 +8,16 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { accounting } from '../../src/policy/accounting';
 import { CLOSED_BREAKER, recordFailure, recordSuccess, type BreakerState } from '../../src/policy/breaker';
-import {
-  applyCompaction,
-  applyTruncation,
-  withSessionMemory,
-  decide,
-  decideTruncation,
-  verifyCompaction,
-  type CompactDecision,
-  type CompactionRequest,
-  type CompactionResults,
-  type DecideInput,
-  type Decision,
-  type TruncateDecision,
-} from '../../src/policy/decide';
+import { applyCompaction, applyTruncation, withSessionMemory, type CompactionResults } from '../../src/policy/applyCompaction';
+import { decide, decideTruncation } from '../../src/policy/decide';
+import type { CompactDecision, CompactionRequest, DecideInput, Decision, TruncateDecision } from '../../src/policy/decision';
 import { calibrate, calibratedTokens, estimateContext, rawContextTokens, type UsageAnchor } from '../../src/policy/estimate';
 import type { LedgerEntry } from '../../src/policy/ledger';
 import { isOversized, oversizedView } from '../../src/policy/oversize';
 import { fromSeqRuns } from '../../src/policy/seqRuns';
 import { resolveCompactionSettings, type ResolvedCompactionSettings } from '../../src/policy/settings';
 import { stepSpans } from '../../src/policy/steps';
+import { verifyCompaction } from '../../src/policy/verifyCompaction';
 import { orphanProblem, pinnedProblem } from './builders';
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ import { ensureTemporalCli } from '../../devServer/temporalCli';
 import { readConfig, usesSimulator } from '../../config';
 import { describeStore } from '../../store/storeSetting';
 import { describeOptionalParts, optionalParts } from '../../optionalParts';
+import { sandboxSettingsOf } from '../../sandboxFromConfig';
 import { detectCommandSandbox } from '../../tools/sandbox';
 import { ExitCode, type Command } from '../command';
 import { parse } from '../args';
@@ -25,11 +26,7 @@ client, a model endpoint): which are present and how to add the missing ones. Sa
     console.log(`transcript store ${describeStore(config.store)}`);
     console.log(`workspaces       ${config.workspaceRoot}`);
     console.log(`model endpoint   ${usesSimulator(config) ? 'built-in simulator (no OPENAI_API_KEY / OPENAI_BASE_URL)' : (config.modelBaseURL ?? "OpenAI's default")}`);
-    const sandbox = detectCommandSandbox({
-      unsandboxedCommands: config.unsandboxedCommands,
-      limits: config.commandLimits,
-      searchPath: process.env.PATH ?? '',
-    });
+    const sandbox = detectCommandSandbox(sandboxSettingsOf(config));
     console.log(describeOptionalParts(optionalParts(config, sandbox)));
     return ExitCode.ok;
   },
