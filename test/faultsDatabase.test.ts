@@ -252,4 +252,36 @@ describe('faults of the transcript store', { concurrency: 1 }, () => {
       assert.equal(lost, 0, 'nothing lost, nothing repeated');
     },
   );
+  it(
+    'PostgreSQL down longer than the tool and compaction retries last: sessions wait and finish once it is back',
+    { skip: postgresBin ? false : 'no PostgreSQL server binaries', timeout: 3 * MINUTE },
+    async (t) => {
+      const started = Date.now();
+      // runTool and the compaction store activities give up after 5 attempts, 1+2+4+8 s apart: 15 s.
+      const DOWN_MS = 35_000;
+      const run = await restartUnderSessions('pg-long', 6, DOWN_MS);
+      const lost = run.audit.gaps + run.audit.unpaired + run.audit.duplicates;
+      console.log(
+        `PostgreSQL down ${seconds(run.down)} at ${run.atStop}/${run.totalSteps} steps: ` +
+          `${run.finished.size}/${run.ids.length} sessions finished${run.notFinished.length ? ` (not: ${run.notFinished.join(' | ')})` : ''}, ` +
+          `${run.workersAlive}/2 workers still up; ${run.retried.length} activity attempts retried ` +
+          `(${tally(run.retried.map((retry) => `${retry.activity} at attempt ${retry.attempt}`))}); ` +
+          `failed for good: ${run.failed.length ? tally(run.failed.map(shortFailure)) : 'none'}; lost ${lost} ` +
+          `(seq gaps ${run.audit.gaps}, unanswered or stray tool results ${run.audit.unpaired}, duplicate model calls ${run.audit.duplicates}); ` +
+          `${run.audit.interrupted} tool results recorded as interrupted; ${seconds(Date.now() - started)}`,
+      );
+      assert.equal(run.workersAlive, 2, 'both workers lived through the outage');
+      assert.equal(lost, 0, 'nothing lost, nothing repeated, in finished and failed sessions alike');
+      assert.ok(run.retried.some((retry) => retry.attempt >= 5), 'the outage outlasted five attempts of some activity');
+      // A lost connection is a retryable failure: whatever gave up ran out of attempts (retry state 4), never refused them.
+      assert.deepEqual(run.failed.filter((line) => !line.endsWith('retry state 4)')), [], 'no store failure was non-retryable');
+      assert.ok(run.finished.size > 0, 'sessions blocked in storeMessages or callModel waited and finished');
+      // What should hold and does not yet: runTool stops after 5 attempts (src/workflows/activityOptions.ts), so a
+      // session whose tool step meets an outage longer than ~15 s fails with "runTool failed: connect ECONNREFUSED".
+      await t.test('every session waited for the store and finished', { todo: 'runTool retries a store outage only 5 times (activityOptions.runTool)' }, () => {
+        assert.deepEqual(run.failed, [], 'no activity gave up on the outage');
+        assert.deepEqual(run.notFinished, [], 'every session finished');
+      });
+    },
+  );
 });
