@@ -7,6 +7,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { SessionClient } from '../src/client/sessionClient';
 import type { SessionResult } from '../src/session/state';
 import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { PostgresTranscriptStore } from '../src/store/postgresStore';
+import { SqliteTranscriptStore } from '../src/store/sqliteStore';
 import type { TranscriptStore } from '../src/store/transcriptStore';
 import { ownPostgresBinaries, startOwnPostgres, type OwnPostgres } from './helpers/ownPostgres';
 import { startRecordingProxy, type RecordingProxy } from './helpers/recordingProxy';
@@ -40,6 +42,39 @@ async function repliesStored(store: TranscriptStore, ids: readonly string[]): Pr
   let replies = 0;
   for (const id of ids) replies += (await store.list(id)).filter((row) => row.message.role === 'assistant').length;
   return replies;
+}
+
+/**
+ * Another process (plain better-sqlite3) takes the write lock of `file` with BEGIN EXCLUSIVE and keeps
+ * it for `holdMs`; resolves once the lock is held, with a promise of its release.
+ */
+async function holdExclusiveLock(file: string, holdMs: number): Promise<{ released: Promise<{ heldMs: number }> }> {
+  const script = `
+    const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+    const db = new Database(${JSON.stringify(file)});
+    db.exec('BEGIN EXCLUSIVE');
+    const at = Date.now();
+    console.log('locked');
+    setTimeout(() => { db.exec('COMMIT'); db.close(); console.log('released ' + (Date.now() - at)); }, ${holdMs});`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const released = new Promise<{ heldMs: number }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const held = /released (\d+)/.exec(out);
+      if (code === 0 && held) resolve({ heldMs: Number(held[1]) });
+      else reject(new Error(`the lock holder exited ${code}: ${out}`));
+    });
+  });
+  released.catch(() => undefined);
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('locked')) resolve();
+    });
+    released.catch(reject);
+  });
+  return { released };
 }
 
 /** One retried activity, as its last ActivityTaskStarted event tells it: attempt and the failure before it. */
@@ -284,4 +319,91 @@ describe('faults of the transcript store', { concurrency: 1 }, () => {
       });
     },
   );
+  it('SQLite file locked by another process past busy_timeout: activities retry on SQLITE_BUSY, sessions finish intact', { timeout: 3 * MINUTE }, async () => {
+    const started = Date.now();
+    const HOLD_MS = 15_000;
+    const label = 'sqlite-lock';
+    const storeFile = join(dir, 'locked.db');
+    let simulator: RunningSimulator | undefined;
+    let proxy: RecordingProxy | undefined;
+    let worker: WorkerProcess | undefined;
+    // Opened first: it creates the schema, and reads go on in WAL mode while another process writes.
+    const store = new SqliteTranscriptStore(storeFile);
+    try {
+      simulator = await startSimulator({ latencyMs: 40 });
+      proxy = await startRecordingProxy(simulator.port);
+      worker = startWorkerProcess({
+        temporalAddress: temporal.address,
+        storeFile,
+        workspaceRoot: join(dir, `${label}-workspaces`),
+        modelBaseURL: proxy.baseURL,
+      });
+      const stepsOf = (index: number) => 10 + index;
+      const ids: string[] = [];
+      for (let index = 0; index < 3; index += 1) {
+        const task = `${tagOf(label, index)} tally the numbers [sim steps=${stepsOf(index)} output=200-600]`;
+        ids.push((await sessions.start({ task, model: 'agentd-sim' })).workflowId);
+      }
+      const results = ids.map((id) => sessions.result(id));
+      for (const result of results) result.catch(() => undefined);
+      const totalSteps = ids.reduce((sum, _, index) => sum + stepsOf(index) + 1, 0);
+      const atLock = await eventually(
+        async () => {
+          const replies = await repliesStored(store, ids);
+          return replies >= totalSteps / 4 ? replies : undefined;
+        },
+        'a quarter of all steps',
+        2 * MINUTE,
+      );
+      const lock = await holdExclusiveLock(storeFile, HOLD_MS);
+      const duringLock = await repliesStored(store, ids);
+      const released = await lock.released;
+      const atRelease = await repliesStored(store, ids);
+
+      const outcomes = await Promise.allSettled(results);
+      const notFinished = outcomes
+        .map((outcome, index) => ({ outcome, id: ids[index]! }))
+        .filter(({ outcome }) => outcome.status !== 'fulfilled' || outcome.value.outcome !== 'finished')
+        .map(({ id, outcome }) => `${id}: ${outcome.status === 'rejected' ? shortFailure(failureText(outcome.reason)) : outcome.value.outcome}`);
+      const finished = new Set(ids.filter((_, index) => outcomes[index]!.status === 'fulfilled'));
+      const retried: Retried[] = [];
+      const failed: string[] = [];
+      for (const id of ids) {
+        const found = await activityRetries(client, id);
+        retried.push(...found.retried);
+        failed.push(...found.failed);
+      }
+      const audit = await auditSessions(store, proxy, label, ids, finished);
+      for (const [index, id] of ids.entries()) {
+        assert.equal((await store.list(id)).length, 2 + 2 * (stepsOf(index) + 1), `${id}: system, task and two rows per step`);
+      }
+      const output = await worker.stop('SIGTERM');
+      const logged = `${output.stdout}${output.stderr}`.split('database is locked').length - 1;
+      const lost = audit.gaps + audit.unpaired + audit.duplicates;
+      console.log(
+        `SQLite locked (BEGIN EXCLUSIVE by another process for ${seconds(released.heldMs)} at ${atLock}/${totalSteps} steps; ` +
+          `${duringLock} → ${atRelease} replies stored while held): ${finished.size}/${ids.length} sessions finished; ` +
+          `${retried.length} activity attempts retried (${tally(retried.map((retry) => `${retry.activity} after "${shortFailure(retry.lastFailure)}"`))}); ` +
+          `"database is locked" in the worker's log ${logged} times; failed for good ${failed.length}; lost ${lost} ` +
+          `(seq gaps ${audit.gaps}, unanswered or stray tool results ${audit.unpaired}, duplicate model calls ${audit.duplicates}); ` +
+          `${audit.resent} model requests re-sent before their reply was stored, ${audit.interrupted} tool results recorded as interrupted; ` +
+          `${seconds(Date.now() - started)}`,
+      );
+      assert.deepEqual(notFinished, [], 'every session finished');
+      assert.ok(retried.length > 0, 'some activity met the lock and was retried: otherwise the lock proved nothing');
+      assert.ok(logged + retried.filter((retry) => /database is locked/.test(retry.lastFailure)).length > 0, 'the cause is named: database is locked');
+      // better-sqlite3 waits out busy_timeout synchronously, so a model request in flight may time out meanwhile.
+      assert.ok(
+        retried.every((retry) => /database is locked|model endpoint unreachable/.test(retry.lastFailure)),
+        `every retry names the lock or the stalled model request: ${tally(retried.map((retry) => retry.lastFailure))}`,
+      );
+      assert.deepEqual(failed, [], 'no activity failed for good');
+      assert.equal(lost, 0, 'nothing lost, nothing repeated');
+    } finally {
+      await worker?.stop('SIGKILL');
+      await store.close();
+      await proxy?.stop();
+      await simulator?.stop();
+    }
+  });
 });
