@@ -14,6 +14,13 @@ const HEARTBEAT_TIMEOUT_MS = HEARTBEAT_EVERY_MS * HEARTBEATS_MISSED;
 /** Errors of a model request that the same request would meet again. */
 const MODEL_ERRORS_NOT_RETRIED = [ActivityFailureType.contextOverflow, ActivityFailureType.modelRequestRejected];
 
+/**
+ * Activities whose attempts fail mostly when the store is away: about 8 minutes of attempts (1, 2,
+ * 4, 8, 16 s, then every 30 s), so a database restart or a failover is waited out, while a fault
+ * that never heals still ends the session.
+ */
+const STORE_OUTAGE_RETRY = { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 } as const;
+
 /** The tool enforces its own timeout; the extra minute covers loading, storing and killing. */
 const TOOL_OVERHEAD_MS = 60_000;
 
@@ -34,9 +41,11 @@ export const activityOptions = {
     },
   }),
   /**
-   * Tool calls, on the shared queue or on the queue of the host that owns the workspace. A few
-   * attempts: write tools run at most once anyway (DESIGN §6). With `workspaceQueue`, how long the
-   * owning host may be away before the session moves (a schedule-to-start timeout, never retried).
+   * Tool calls, on the shared queue or on the queue of the host that owns the workspace. A tool's own
+   * failure is a result, so what fails an attempt is the worker or the store: the attempts outlast an
+   * outage of minutes; write tools run at most once anyway (DESIGN §6). With
+   * `workspaceQueue`, how long the owning host may be away before the session moves (a
+   * schedule-to-start timeout, never retried).
    */
   runTool: (input: SessionInput, workspaceQueue?: string): ActivityOptions => ({
     ...(workspaceQueue === undefined
@@ -44,12 +53,12 @@ export const activityOptions = {
       : { taskQueue: workspaceQueue, scheduleToStartTimeout: input.workspaceFailoverSeconds * 1000 }),
     startToCloseTimeout: input.toolTimeoutSeconds * 1000 + TOOL_OVERHEAD_MS,
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+    retry: STORE_OUTAGE_RETRY,
   }),
-  /** Pruning views and session memories: store work, a few attempts, then the compaction fails. */
+  /** Pruning views and session memories: store work, with the same patience for a store outage. */
   compactionStore: (): ActivityOptions => ({
     startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 5 },
+    retry: STORE_OUTAGE_RETRY,
   }),
   /** Few attempts: a failed summary counts on the breaker, and the session goes on without it. */
   summarize: (): ActivityOptions => ({
