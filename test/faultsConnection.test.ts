@@ -50,6 +50,10 @@ function transcriptProblems(rows: readonly StoredMessage[], steps: number): stri
   return problems;
 }
 
+function describeAbsorbed(attempts: readonly number[]): string {
+  return attempts.length === 0 ? 'no retry went to the paused worker' : `retry attempt(s) ${attempts.join(', ')} went to the paused worker's open polls`;
+}
+
 function linesOf(file: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '') : [];
 }
@@ -83,18 +87,29 @@ describe('faults on the connection', { concurrency: 1 }, () => {
     identity: string,
     sessionId: string,
     seq: number,
-  ): Promise<{ paused: WorkerProcess; other: WorkerProcess; pausedMs: number }> {
+    activityType: string,
+  ): Promise<{ paused: WorkerProcess; other: WorkerProcess; pausedMs: number; absorbed: number[] }> {
     const paused = workers.find((worker) => worker.pid === pidOf(identity));
     const other = workers.find((worker) => worker !== paused);
     assert.ok(paused && other, `the attempt runs on one of the two workers (${identity})`);
     process.kill(paused.pid, 'SIGSTOP');
     const pausedAt = Date.now();
+    // Retries the server handed to the paused worker's open polls: each waits out a heartbeat timeout.
+    const absorbed = new Set<number>();
     try {
-      await eventually(async () => ((await stack.store.get(sessionId, seq)) ? true : undefined), `seq ${seq} stored by the other worker`, 2 * MINUTE);
+      await eventually(
+        async () => {
+          const attempt = await runningAttempt(stack.client, sessionId, activityType);
+          if (attempt && attempt.attempt > 1 && pidOf(attempt.identity) === paused.pid) absorbed.add(attempt.attempt);
+          return (await stack.store.get(sessionId, seq)) ? true : undefined;
+        },
+        `seq ${seq} stored by the other worker`,
+        2 * MINUTE,
+      );
     } finally {
       process.kill(paused.pid, 'SIGCONT');
     }
-    return { paused, other, pausedMs: Date.now() - pausedAt };
+    return { paused, other, pausedMs: Date.now() - pausedAt, absorbed: [...absorbed] };
   }
 
   it('runs a write tool once when its worker is paused mid-call and another takes over', { timeout: 3 * MINUTE }, async () => {
@@ -118,7 +133,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
         'run_command running with its line appended',
         MINUTE,
       );
-      const { paused, other, pausedMs } = await pauseUntilStored(workers, running.identity, id, replySeq(COMMAND_STEP) + 1);
+      const { paused, other, pausedMs, absorbed } = await pauseUntilStored(workers, running.identity, id, replySeq(COMMAND_STEP) + 1, 'runTool');
 
       const outcome: SessionResult = await stack.sessions.result(id);
       assert.equal(outcome.outcome, 'finished');
@@ -142,7 +157,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
       assert.equal(totalRejected(simulator.stats()), 0, 'the strict endpoint refused nothing');
       console.log(
         `SIGSTOP inside run_command (step ${COMMAND_STEP}, attempt ${running.attempt} on worker ${paused.pid}): paused ${seconds(pausedMs)}, ` +
-          `worker ${other.pid} took over at attempt ${attempts.attempt} and stored "${commandResult.message.content.slice(0, 40)}…"; ` +
+          `${describeAbsorbed(absorbed)}, worker ${other.pid} took over at attempt ${attempts.attempt} and stored "${commandResult.message.content.slice(0, 40)}…"; ` +
           `after SIGCONT: ${outcome.steps} steps, ledger.txt has ${linesOf(ledger).length} line, ${rows.length} rows, seq problems 0, ` +
           `spend.agent.calls ${outcome.spend?.agent.calls} = ${assistantRows(rows)} replies, ${proxy.calls().length} model requests`,
       );
@@ -174,7 +189,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
         'the slow model call in flight',
         MINUTE,
       );
-      const { paused, other, pausedMs } = await pauseUntilStored(workers, running.identity, id, replySeq(SLOW_REQUEST + 1));
+      const { paused, other, pausedMs, absorbed } = await pauseUntilStored(workers, running.identity, id, replySeq(SLOW_REQUEST + 1), 'callModel');
 
       const outcome: SessionResult = await stack.sessions.result(id);
       assert.equal(outcome.outcome, 'finished');
@@ -196,7 +211,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
       assert.equal(totalRejected(simulator.stats()), 0, 'the strict endpoint refused nothing');
       console.log(
         `SIGSTOP inside a ${seconds(SLOW_MS)} model call (step ${SLOW_REQUEST + 1} on worker ${paused.pid}): paused ${seconds(pausedMs)}, ` +
-          `worker ${other.pid} took over at attempt ${attempts.attempt}; after SIGCONT: ${outcome.steps} steps, ${rows.length} rows, seq problems 0, ` +
+          `${describeAbsorbed(absorbed)}, worker ${other.pid} took over at attempt ${attempts.attempt}; after SIGCONT: ${outcome.steps} steps, ${rows.length} rows, seq problems 0, ` +
           `${calls.length} model requests for ${assistantRows(rows)} replies (${audit.retriedBeforeStore} re-sent before the store, ${audit.duplicates.length} duplicates), ` +
           `spend.agent.calls ${outcome.spend?.agent.calls}, possiblyBilledCalls ${outcome.spend?.agent.possiblyBilledCalls ?? 0}`,
       );
@@ -223,7 +238,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
     return assistantRows(await stack.store.list(sessionId));
   }
 
-  it(`reconnects by itself after its network to Temporal is cut for ${seconds(CUT_MS)}`, { timeout: 3 * MINUTE }, async () => {
+  it(`reconnects by itself after its network to Temporal is cut for ${seconds(CUT_MS)} and its connections dropped`, { timeout: 3 * MINUTE }, async () => {
     const simulator = await startSimulator({ latencyMs: 100 });
     const { worker, network } = await workerBehindProxy(simulator);
     try {
@@ -236,12 +251,14 @@ describe('faults on the connection', { concurrency: 1 }, () => {
       const atCut = await storedReplies(id);
       await sleep(CUT_MS);
       const atRestore = await storedReplies(id);
-      network.restore();
+      // The connections that lived through the cut are reset: the worker has to open new ones.
+      network.restore({ reset: true });
       const restoredAt = Date.now();
       const outcome: SessionResult = await stack.sessions.result(id);
       const afterRestoreMs = Date.now() - restoredAt;
 
       assert.ok(worker.alive(), 'the worker process never gave up');
+      assert.ok(network.connections() > connectionsBefore, 'the worker opened new connections after the reset');
       assert.equal(outcome.outcome, 'finished');
       assert.equal(outcome.steps, STEPS);
       const rows = await stack.store.list(id);
@@ -252,7 +269,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
       assert.equal(totalRejected(simulator.stats()), 0);
       console.log(
         `network to Temporal cut for ${seconds(CUT_MS)} at step ${atCut} (${atRestore} replies stored when restored): ` +
-          `worker reconnected by itself (${connectionsBefore} → ${network.connections()} TCP connections), ` +
+          `connections reset on restore, worker reconnected by itself (${connectionsBefore} → ${network.connections()} TCP connections accepted), ` +
           `finished ${outcome.steps - atRestore} more steps in ${seconds(afterRestoreMs)}; ${rows.length} rows, seq problems 0, ` +
           `${simulator.stats().requests} model requests`,
       );
@@ -283,6 +300,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
         'run_command running',
         MINUTE,
       );
+      const connectionsBefore = network.connections();
       network.blackhole();
       await sleep(CUT_MS);
       const storedDuringCut = (await stack.store.get(id, replySeq(COMMAND_STEP) + 1)) !== undefined;
@@ -305,7 +323,7 @@ describe('faults on the connection', { concurrency: 1 }, () => {
       assert.equal(totalRejected(simulator.stats()), 0);
       console.log(
         `network to Temporal cut for ${seconds(CUT_MS)} inside run_command (step ${COMMAND_STEP}, attempt ${running.attempt}): ` +
-          `result stored during the cut, server retried it as attempt ${attempts.attempt}, which returned the stored row; ` +
+          `held bytes flushed on restore (${connectionsBefore} → ${network.connections()} TCP connections accepted), result stored during the cut, server retried it as attempt ${attempts.attempt}, which returned the stored row; ` +
           `cut.txt has ${linesOf(file).length} line; ${outcome.steps} steps, ${STEPS - COMMAND_STEP} after the cut in ${seconds(afterRestoreMs)}; seq problems 0`,
       );
     } finally {

@@ -12,8 +12,12 @@ export interface BlackholeProxy {
   readonly address: string;
   /** Stops forwarding; sockets stay open. */
   blackhole(): void;
-  /** Forwards again, first what was held back during the cut. */
-  restore(): void;
+  /**
+   * Forwards again, first what was held back during the cut. With `reset`, the connections that
+   * lived through the cut are dropped instead (a firewall or NAT that forgot them while the link
+   * was down), so the client must open new ones.
+   */
+  restore(options?: { reset?: boolean }): void;
   isCut(): boolean;
   /** Connections accepted so far (a client that reconnects shows up here). */
   connections(): number;
@@ -85,14 +89,18 @@ export async function startBlackholeProxy(targetAddress: string): Promise<Blackh
       cut = true;
       for (const socket of sockets) socket.pause();
     },
-    restore() {
+    restore(options = {}) {
       if (!cut) return;
       cut = false;
       const opens = waiting;
       waiting = [];
-      for (const open of opens) open();
       const actions = held;
       held = [];
+      if (options.reset) {
+        for (const socket of sockets) socket.destroy();
+        return;
+      }
+      for (const open of opens) open();
       for (const action of actions) action();
       for (const socket of sockets) socket.resume();
     },
