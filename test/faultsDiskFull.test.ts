@@ -50,21 +50,28 @@ function integrityOf(file: string): string {
 interface PendingFailure {
   readonly activity: string;
   readonly attempt: number;
-  readonly failureType: string;
+  /** Where the server has the cause: the last attempt's failure, or the details of the last heartbeat. */
+  readonly source: 'failure' | 'heartbeat';
   readonly message: string;
 }
 
-/** The session's retrying activities and the failure of their last attempt, from the server. */
+/** The session's pending activities that name a cause, from the server (as `temporal workflow describe` shows them). */
 async function pendingFailures(stack: Stack, workflowId: string): Promise<PendingFailure[]> {
   const description = await stack.client.workflow.getHandle(workflowId).describe();
-  return (description.raw.pendingActivities ?? [])
-    .filter((pending) => pending.lastFailure?.message)
-    .map((pending) => ({
-      activity: pending.activityType?.name ?? '?',
-      attempt: pending.attempt ?? 0,
-      failureType: pending.lastFailure?.applicationFailureInfo?.type ?? '',
-      message: pending.lastFailure?.message ?? '',
-    }));
+  const found: PendingFailure[] = [];
+  for (const pending of description.raw.pendingActivities ?? []) {
+    const activity = pending.activityType?.name ?? '?';
+    const attempt = pending.attempt ?? 0;
+    const failure = pending.lastFailure;
+    if (failure?.message) {
+      const type = failure.applicationFailureInfo?.type;
+      found.push({ activity, attempt, source: 'failure', message: `${type ? `[${type}] ` : ''}${failure.message}` });
+    }
+    for (const payload of pending.heartbeatDetails?.payloads ?? []) {
+      if (payload.data) found.push({ activity, attempt, source: 'heartbeat', message: Buffer.from(payload.data).toString('utf8') });
+    }
+  }
+  return found;
 }
 
 async function storedReplies(store: TranscriptStore, sessionId: string): Promise<number> {
@@ -89,6 +96,8 @@ describe('the disk fills', { concurrency: 1 }, () => {
     }
     const STEPS = 30;
     const FILL_AT_STEP = 6;
+    /** How long the store stays full once the cause is seen. */
+    const HOLD_FULL_MS = 8000;
     const storeFile = join(disk.dir, 'transcripts.db');
     const store = new SqliteTranscriptStore(storeFile);
     const simulator = await startSimulator({ latencyMs: 30 });
@@ -120,15 +129,14 @@ describe('the disk fills', { concurrency: 1 }, () => {
       const repliesAtFill = await storedReplies(store, handle.workflowId);
       const filledAt = Date.now();
 
-      // The store refuses; the activity that tried fails retryably and is attempted again.
+      // The store refuses; the activity that tried waits for space (heartbeating the cause) or fails
+      // retryably and is attempted again: either way the server names the cause.
       const failing = await eventually(
-        async () => {
-          const pending = await pendingFailures(stack, handle.workflowId);
-          return pending.find((failure) => DISK_FULL.test(failure.message) && failure.attempt >= 3);
-        },
-        'an activity retrying after a disk-full store write',
+        async () => (await pendingFailures(stack, handle.workflowId)).find((failure) => DISK_FULL.test(failure.message)),
+        'an activity naming the full store',
         60_000,
       );
+      await new Promise((resolve) => setTimeout(resolve, HOLD_FULL_MS));
       const repliesWhileFull = await storedReplies(store, handle.workflowId);
       const description = await handle.describe();
       assert.equal(description.status.name, 'RUNNING', 'the session waits for space instead of failing');
@@ -152,12 +160,86 @@ describe('the disk fills', { concurrency: 1 }, () => {
       const integrity = integrityOf(storeFile);
       assert.equal(integrity, 'ok', 'SQLite integrity_check');
       const logged = worked.stderr.split('\n').find((line) => DISK_FULL.test(line));
+      assert.ok(logged, 'the worker log names the full store');
       console.log(
         `disk full (store): filled a 32 MiB tmpfs under the SQLite file (${filled} filler bytes) at step ${repliesAtFill}; ` +
-          `${failing.activity} failed with [${failing.failureType}] "${failing.message}" and was on attempt ${failing.attempt} after ${seconds(fullForMs)} ` +
+          `${failing.activity} (attempt ${failing.attempt}) named it in its ${failing.source}: ${failing.message}; freed after ${seconds(fullForMs)} ` +
           `(session RUNNING, worker alive, ${repliesWhileFull - repliesAtFill} replies stored meanwhile); space freed → finished ${outcome.steps} steps, ` +
           `${rowCount} rows, no seq gap, all calls answered, integrity_check ${integrity}, ${interrupted} tool results "interrupted", ` +
-          `${simulator.stats().requests - outcome.steps} model requests re-sent; worker log ${logged ? 'names it' : 'silent'}; ${seconds(tookMs)}`,
+          `${simulator.stats().requests - outcome.steps} model requests re-sent; worker log: "${logged.trim().slice(0, 200)}"; ${seconds(tookMs)}`,
+      );
+    } finally {
+      await worker?.stop('SIGKILL');
+      await simulator.stop();
+      await store.close().catch(() => undefined);
+      disk.unmount();
+    }
+  });
+
+  it('the store stays full for 30 s while a command runs: its result waits for space instead of being lost or failing the session', { timeout: 3 * MINUTE }, async (t) => {
+    const disk = mountSmallDisk(32 * 1024 * 1024);
+    if ('unavailable' in disk) {
+      console.log(`disk full (store, long): NOT INJECTED — ${disk.unavailable}`);
+      t.skip(disk.unavailable);
+      return;
+    }
+    // Longer than runTool's five attempts take to run out (1 + 2 + 4 + 8 s of backoff).
+    const FULL_MS = 30_000;
+    const storeFile = join(disk.dir, 'transcripts.db');
+    const store = new SqliteTranscriptStore(storeFile);
+    const simulator = await startSimulator({});
+    let worker: WorkerProcess | undefined;
+    try {
+      worker = startWorkerProcess({
+        temporalAddress: stack.temporal.address,
+        storeFile,
+        workspaceRoot: stack.workspaceRoot,
+        modelBaseURL: simulator.baseURL,
+        extra: { AGENTD_UNSANDBOXED_COMMANDS: '1' },
+      });
+      const started = Date.now();
+      const command = 'touch started.flag; sleep 3; echo "slept well"';
+      const handle = await stack.sessions.start({
+        task: `a command that ends while the store is full [sim steps=3]\n[sim call run_command ${JSON.stringify({ command })}]`,
+        model: 'agentd-sim',
+      });
+      const flag = join(stack.workspaceRoot, handle.workflowId, 'started.flag');
+      await eventually(async () => (existsSync(flag) ? true : undefined), 'the command to start', 60_000);
+      const side = new Database(storeFile);
+      side.pragma('wal_checkpoint(TRUNCATE)');
+      side.close();
+      disk.fill();
+      const filledAt = Date.now();
+      let seen: PendingFailure | undefined;
+      let status = 'RUNNING';
+      while (Date.now() - filledAt < FULL_MS && status === 'RUNNING') {
+        const pending = await pendingFailures(stack, handle.workflowId).catch(() => []);
+        seen = pending.find((failure) => DISK_FULL.test(failure.message)) ?? seen;
+        status = (await handle.describe()).status.name;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      assert.equal(status, 'RUNNING', `the session is still waiting after ${seconds(Date.now() - filledAt)} of a full store`);
+      assert.ok(worker.alive(), 'the worker survives the full disk');
+      disk.free();
+      const outcome: SessionResult = await stack.sessions.result(handle.workflowId);
+      const tookMs = Date.now() - started;
+      assert.equal(outcome.outcome, 'finished');
+      const rows = await store.list(handle.workflowId);
+      const first = toolResults(rows)[0]?.output ?? '';
+      assert.match(first, /slept well\nexit code: 0/, 'the output of the command that ended during the full disk is kept');
+      const rowCount = await assertIntactTranscript(store, handle.workflowId);
+      const worked = await worker.stop('SIGTERM');
+      worker = undefined;
+      await store.close();
+      assert.equal(integrityOf(storeFile), 'ok');
+      assert.ok(seen, 'the server shows the activity and the cause it waits on');
+      const logged = worked.stderr.split('\n').filter((line) => DISK_FULL.test(line) || /waiting \d+ ms for space|stored after waiting/.test(line));
+      assert.ok(logged.length > 0, 'the worker log names the full store');
+      console.log(
+        `disk full (store, ${seconds(FULL_MS)}): filled while run_command slept; ` +
+          `${seen ? `${seen.activity} attempt ${seen.attempt}, cause in its ${seen.source}: ${seen.message}` : 'no cause seen'}; ` +
+          `session RUNNING throughout; space freed → finished ${outcome.steps} steps, first tool result "${first.split('\n')[0]}", ` +
+          `${rowCount} rows intact, integrity ok; ${seconds(tookMs)}`,
       );
     } finally {
       await worker?.stop('SIGKILL');
