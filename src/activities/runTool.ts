@@ -11,6 +11,7 @@ import { ensureWorkspace } from '../tools/workspace';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
+import { whenStoreHasSpace } from './storeSpace';
 import { ANSWER_PREVIEW_CHARS, ERROR_LINE_CHARS, type RunToolInput, type RunToolResult } from './types';
 
 interface ToolMeta {
@@ -63,7 +64,7 @@ export function createRunTool(deps: ActivityDeps) {
    */
   async function startedBefore(tools: ToolRegistry, input: RunToolInput, call: ToolCall): Promise<boolean> {
     if (tools.get(call.function.name)?.effect !== ToolEffect.write) return false;
-    return !(await store.markStarted(input.sessionId, input.seq));
+    return !(await whenStoreHasSpace(`runTool seq ${input.seq}: started marker`, () => store.markStarted(input.sessionId, input.seq)));
   }
 
   return async function runTool(input: RunToolInput): Promise<RunToolResult> {
@@ -91,11 +92,9 @@ export function createRunTool(deps: ActivityDeps) {
       output = await execute(tools, input, call, meta);
     }
     const error = meta.isError ? errorLine(output) : undefined;
-    const saved = await store.put(
-      input.sessionId,
-      input.seq,
-      { role: 'tool', tool_call_id: call.id, content: output },
-      { ...meta, ...(error ? { error } : {}) },
+    // The tool has run: its result waits for room in the store rather than being lost with the attempt.
+    const saved = await whenStoreHasSpace(`runTool seq ${input.seq}: result`, () =>
+      store.put(input.sessionId, input.seq, { role: 'tool', tool_call_id: call.id, content: output }, { ...meta, ...(error ? { error } : {}) }),
     );
     return resultOf(saved, false);
   };
