@@ -315,6 +315,11 @@ describe('the disk fills', { concurrency: 1 }, () => {
       const notesLeft = statSync(join(workspace, 'notes.txt')).size;
       const notesAfter = readFileSync(join(workspace, 'notes.txt'), 'utf8');
       assert.ok(notesAfter !== BIG, 'the failed overwrite did not somehow complete');
+      assert.match(
+        notesFull ?? '',
+        new RegExp(`"notes\\.txt" is left with ${notesLeft} of its ${BIG.length} new bytes; its earlier ${NOTES.length} bytes are gone`),
+        'the model is told what the failed overwrite left',
+      );
 
       const rowCount = await assertIntactTranscript(stack.store, handle.workflowId);
       assert.equal(integrityOf(stack.storeFile), 'ok');
