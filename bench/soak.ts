@@ -49,6 +49,7 @@ async function main(): Promise<void> {
         ['summaries written', int(report.summaries)],
         ['SIGKILLs / SIGSTOPs', `${report.faults.filter((f) => f.kind === 'SIGKILL').length} / ${report.faults.filter((f) => f.kind === 'SIGSTOP').length}`],
         ['worker processes started', String(report.workersStarted)],
+        ['workers that exited by themselves', String(report.unexpectedExits)],
         ['transcript rows checked', int(report.rowsChecked)],
         ['unfinished sessions', String(report.unfinished)],
         ['seq gaps', String(report.seqGaps)],

@@ -22,7 +22,7 @@ describe('fault soak, short', { skip: postgresServer ? false : 'AGENTD_TEST_POST
       stopMs: [2_000, 25_000],
       maxHistoryEvents: 200,
       seed: faultSeed(),
-      log: () => undefined,
+      log: (line) => console.log(line),
     });
     console.log(describeSoak(report));
     assert.equal(lostIn(report), 0, 'nothing lost, nothing repeated');

@@ -10,6 +10,7 @@ import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
+import { writePatiently } from './patientStoreWrite';
 import { toModelFailure } from './modelFailure';
 import { usageOf } from './usage';
 import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
@@ -41,11 +42,14 @@ export function createCallModel(deps: ActivityDeps) {
     );
     const reply = replyOf(completion);
     const usage = usageOf(completion);
-    const saved = await store.put(input.sessionId, input.seq, reply, {
-      usage,
-      finishReason: completion.choices[0]?.finish_reason ?? null,
-      model: completion.model,
-    });
+    // The reply is paid for: it waits for room in the store rather than being asked (and billed) again.
+    const saved = await writePatiently(`callModel seq ${input.seq}: reply`, () =>
+      store.put(input.sessionId, input.seq, reply, {
+        usage,
+        finishReason: completion.choices[0]?.finish_reason ?? null,
+        model: completion.model,
+      }),
+    );
     return resultOf(saved, false, toolSchemaTokens);
   };
 }

@@ -1,10 +1,8 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
-import { Context } from '@temporalio/activity';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { messageText } from '../model/messageText';
 import type { ToolCall } from '../model/messages';
 import { detectSandboxFromEnv } from '../sandboxFromConfig';
-import { TranscriptStoreError, type StoredMessage } from '../store/transcriptStore';
+import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import { runToolCall } from '../tools/runToolCall';
 import { toolsOf } from './toolsOf';
@@ -13,6 +11,7 @@ import { ensureWorkspace } from '../tools/workspace';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { capText, measureOf } from './measure';
+import { writePatiently } from './patientStoreWrite';
 import { ANSWER_PREVIEW_CHARS, ERROR_LINE_CHARS, type RunToolInput, type RunToolResult } from './types';
 
 interface ToolMeta {
@@ -65,7 +64,7 @@ export function createRunTool(deps: ActivityDeps) {
    */
   async function startedBefore(tools: ToolRegistry, input: RunToolInput, call: ToolCall): Promise<boolean> {
     if (tools.get(call.function.name)?.effect !== ToolEffect.write) return false;
-    return !(await store.markStarted(input.sessionId, input.seq));
+    return !(await writePatiently(`runTool seq ${input.seq}: started marker`, () => store.markStarted(input.sessionId, input.seq)));
   }
 
   return async function runTool(input: RunToolInput): Promise<RunToolResult> {
@@ -93,32 +92,12 @@ export function createRunTool(deps: ActivityDeps) {
       output = await execute(tools, input, call, meta);
     }
     const error = meta.isError ? errorLine(output) : undefined;
-    // The call has run: a store that is briefly away (SQLITE_BUSY, a PostgreSQL restart) is waited for here,
-    // since a retried attempt would find the started mark of a write tool and report its effect as unknown.
-    const saved = await putPatiently(() =>
+    // The tool has run: its result waits for room in the store rather than being lost with the attempt.
+    const saved = await writePatiently(`runTool seq ${input.seq}: result`, () =>
       store.put(input.sessionId, input.seq, { role: 'tool', tool_call_id: call.id, content: output }, { ...meta, ...(error ? { error } : {}) }),
     );
     return resultOf(saved, false);
   };
-}
-
-/** How long a result that is only in memory waits for the store: well within the attempt's TOOL_OVERHEAD_MS. */
-const STORE_RESULT_PATIENCE_MS = 40_000;
-
-/** Retries `put` on store errors other than the store's own verdicts, heartbeating, until the patience runs out. */
-function putPatiently(put: () => Promise<StoredMessage>): Promise<StoredMessage> {
-  return withHeartbeat(async (signal) => {
-    const deadline = Date.now() + STORE_RESULT_PATIENCE_MS;
-    for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 5_000)) {
-      try {
-        return await put();
-      } catch (error) {
-        if (error instanceof TranscriptStoreError || signal.aborted || Date.now() + waitMs > deadline) throw error;
-        Context.current().log.warn('tool result not stored yet; retrying', { error: error instanceof Error ? error.message : String(error) });
-        await sleep(waitMs, undefined, { signal });
-      }
-    }
-  });
 }
 
 /** `bwrap … not found; run_command is refused …` out of `error: bwrap … not found; …\n…`. */

@@ -62,11 +62,13 @@ export interface SoakReport {
   readonly duplicateModelCalls: number;
   readonly rejectedRequests: number;
   readonly workersStarted: number;
+  /** Workers that exited without being killed. */
+  readonly unexpectedExits: number;
 }
 
 /** Everything that counts as lost or repeated; a sound run has 0. */
 export function lostIn(report: SoakReport): number {
-  return report.unfinished + report.seqGaps + report.pairingProblems + report.wrongStepCounts + report.duplicateModelCalls + report.rejectedRequests;
+  return report.unexpectedExits + report.unfinished + report.seqGaps + report.pairingProblems + report.wrongStepCounts + report.duplicateModelCalls + report.rejectedRequests;
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
@@ -82,6 +84,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const env: WorkerEnv = { temporalAddress: temporal.address, storeFile: database.url, workspaceRoot: join(dir, 'workspaces'), modelBaseURL: proxy.baseURL };
   const workers: WorkerProcess[] = [startWorkerProcess(env), startWorkerProcess(env)];
   let workersStarted = 2;
+  let unexpectedExits = 0;
   let store: PostgresTranscriptStore | undefined;
   const faults: InjectedFault[] = [];
   try {
@@ -110,7 +113,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const slot = randomInt(random, 0, workers.length - 1);
       const worker = workers[slot]!;
       const atMs = Date.now() - started;
-      if (random() < 0.5) {
+      if (!worker.alive()) {
+        // A worker that ended by itself is a finding, not a fault of ours: say so and replace it.
+        const { code, stderr } = await worker.done;
+        unexpectedExits += 1;
+        options.log(`${seconds(atMs)}: worker ${worker.pid} had exited by itself (code ${code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+        workers[slot] = startWorkerProcess(env);
+        workersStarted += 1;
+      } else if (random() < 0.5) {
         await worker.stop('SIGKILL');
         faults.push({ atMs, kind: 'SIGKILL', pid: worker.pid });
         workers[slot] = startWorkerProcess(env);
@@ -156,8 +166,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       faults,
       rejectedRequests: totalRejected(simulator.stats()),
       workersStarted,
+      unexpectedExits,
       ...report,
     };
+  } catch (error) {
+    // Said before the teardown, whose own troubles could otherwise hide it.
+    options.log(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    throw error;
   } finally {
     for (const worker of workers) {
       if (worker.alive()) process.kill(worker.pid, 'SIGCONT');
@@ -183,7 +198,7 @@ export function describeSoak(report: SoakReport): string {
     `${kills} SIGKILLs and ${stops.length} SIGSTOPs (longest ${seconds(longest)}) over ${seconds(report.elapsedMs)} on two workers (${report.workersStarted} started); ` +
     `${report.rowsChecked} rows checked; lost ${lostIn(report)} (unfinished ${report.unfinished}, seq gaps ${report.seqGaps}, ` +
     `unanswered or stray tool results ${report.pairingProblems}, wrong step counts ${report.wrongStepCounts}, ` +
-    `duplicate model calls ${report.duplicateModelCalls}, refused requests ${report.rejectedRequests})`
+    `duplicate model calls ${report.duplicateModelCalls}, refused requests ${report.rejectedRequests}, workers that exited by themselves ${report.unexpectedExits})`
   );
 }
 
