@@ -312,7 +312,7 @@ describe('faults of the transcript store', { concurrency: 1 }, () => {
       assert.deepEqual(run.notFinished, [], 'every session waited for the store and finished');
     },
   );
-  it('SQLite file locked by another process past busy_timeout: activities retry on SQLITE_BUSY, sessions finish intact', { timeout: 3 * MINUTE }, async () => {
+  it('SQLite file locked by another process past busy_timeout: activities wait or retry on SQLITE_BUSY, sessions finish intact', { timeout: 3 * MINUTE }, async () => {
     const started = Date.now();
     const HOLD_MS = 15_000;
     const label = 'sqlite-lock';
@@ -383,7 +383,8 @@ describe('faults of the transcript store', { concurrency: 1 }, () => {
           `${seconds(Date.now() - started)}`,
       );
       assert.deepEqual(notFinished, [], 'every session finished');
-      assert.ok(retried.length > 0, 'some activity met the lock and was retried: otherwise the lock proved nothing');
+      // A result in hand waits for the store inside its attempt (and logs it); other reads and writes fail the attempt.
+      assert.ok(retried.length + logged > 0, 'some activity met the lock, retried or waiting in place: otherwise the lock proved nothing');
       assert.ok(logged + retried.filter((retry) => /database is locked/.test(retry.lastFailure)).length > 0, 'the cause is named: database is locked');
       // better-sqlite3 waits out busy_timeout synchronously, so a model request in flight may time out meanwhile.
       assert.ok(
