@@ -21,12 +21,12 @@ async function main(): Promise<void> {
   const postgresServer = testPostgresUrl('the soak benchmark');
   if (!postgresServer) process.exit(2);
   const seed = faultSeed();
-  say(`soak with seed ${seed}: 4 sessions × 520 steps, two workers, faults every 5–15 s`);
+  say(`soak with seed ${seed}: 4 sessions × 520 steps, two workers, faults every 8–20 s`);
   const report = await runSoak({
     postgresServer,
     sessions: 4,
     stepsPerSession: 520,
-    faultGapMs: [5_000, 15_000],
+    faultGapMs: [8_000, 20_000],
     stopMs: [3_000, 40_000],
     maxHistoryEvents: 1_000,
     seed,
