@@ -74,6 +74,9 @@ async function main(): Promise<void> {
   if (lostIn(report) > 0) process.exit(1);
 }
 
+// Ctrl-C or a kill ends the run through process exit, whose handlers take the worker processes along.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);

@@ -94,6 +94,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         task: `soak #${index}: keep going [sim steps=${options.stepsPerSession} output=200-1500]`,
         model: 'agentd-sim',
         contextWindow: 32_768,
+        // Past the default 200 steps the session would wait for an approval nobody gives.
+        maxSteps: options.stepsPerSession + 5,
         continueAsNew: { maxHistoryEvents: options.maxHistoryEvents, maxHistoryBytes: 50_000_000 },
       });
       ids.push(handle.workflowId);
