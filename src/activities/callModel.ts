@@ -20,11 +20,12 @@ export function createCallModel(deps: ActivityDeps) {
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
     const tools = await toolsOf(deps, input.sessionId);
     const toolSchemaTokens = toolTokensOf(tools);
-    // A retry after the reply was stored must not call (and bill) the model again.
+    const context = await store.getMany(input.sessionId, fromSeqRuns(input.context));
+    // A retry after the reply was stored must not call (and bill) the model again. Asked last, just
+    // before the request: an attempt whose worker was paused (SIGSTOP, a frozen VM) past its
+    // timeout wakes up here while another attempt may have stored the reply meanwhile.
     const stored = await store.get(input.sessionId, input.seq);
     if (stored) return resultOf(stored, true, toolSchemaTokens);
-
-    const context = await store.getMany(input.sessionId, fromSeqRuns(input.context));
     const completion = await withHeartbeat((signal) =>
       model.chat.completions
         .create(
