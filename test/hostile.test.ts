@@ -75,9 +75,9 @@ describe('hostile input in real sessions', skipWithoutBubblewrap(sandbox), () =>
   });
 
   it('symlink errors reveal nothing about the host: existing, missing and /proc targets read the same', { timeout: 3 * MINUTE }, async () => {
-    const links = ['bashrc', 'missing', 'cwd', 'environ', 'fd26'];
+    const links = ['passwd', 'missing', 'cwd', 'environ', 'fd26'];
     const attempts = [
-      ['run_command', { command: 'ln -s /root/.bashrc bashrc && ln -s /root/no-such-file missing && ln -s /proc/self/cwd cwd && ' +
+      ['run_command', { command: 'ln -s /etc/passwd passwd && ln -s /etc/agentd-no-such-file missing && ln -s /proc/self/cwd cwd && ' +
         'ln -s /proc/self/environ environ && ln -s /proc/self/fd/26 fd26 && echo linked' }],
       ...links.map((name) => ['read_file', { path: name }] as const),
       ['write_file', { path: 'missing', content: 'planted' }],
@@ -96,7 +96,7 @@ describe('hostile input in real sessions', skipWithoutBubblewrap(sandbox), () =>
     const probed = [...links, 'missing', 'cwd'];
     probed.forEach((name, index) => assert.equal(outputs[index + 1]?.output, refusal(name), `probe ${index + 1}`));
     const everything = outputs.map((entry) => entry.output).join('\n');
-    for (const hostDetail of [stack.dir, stack.workspaceRoot, stack.storeFile, `/proc/${worker.pid}`, '/root', 'does not exist']) {
+    for (const hostDetail of [stack.dir, stack.workspaceRoot, stack.storeFile, `/proc/${worker.pid}`, '/etc', 'does not exist']) {
       assert.ok(!everything.includes(hostDetail), `a result names ${hostDetail}`);
     }
   });

@@ -308,7 +308,7 @@ describe('workspace confinement', () => {
 
   test('errors are no oracle for the host: links to existing, missing and /proc targets read the same', async () => {
     const targets = {
-      bashrc: '/root/.bashrc',
+      passwd: '/etc/passwd',
       missing: path.join(outside, 'does-not-exist'),
       missingDeep: '/nonexistent-agentd/x/y',
       cwd: '/proc/self/cwd',

@@ -34,7 +34,7 @@ export async function resolveInWorkspace(workspace: string, requestedPath: strin
 
 /**
  * The one refusal for a symlink that does not end at something inside the workspace. It names only the path
- * the model gave: not where the link leads, and not whether that exists (a link to `/root/.bashrc`, to a
+ * the model gave: not where the link leads, and not whether that exists (a link to `/etc/passwd`, to a
  * missing file, to `/proc/self/cwd` or one the worker may not follow all read the same), so the file tools
  * are no oracle for the host's files (issue 17).
  */
