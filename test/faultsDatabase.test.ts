@@ -44,6 +44,30 @@ async function repliesStored(store: TranscriptStore, ids: readonly string[]): Pr
   return replies;
 }
 
+/** Starts `count` tally sessions of `stepsOf(index)` tool steps; results are read later, rejections included. */
+async function startTallySessions(sessions: SessionClient, label: string, count: number, stepsOf: (index: number) => number) {
+  const ids: string[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const task = `${tagOf(label, index)} tally the numbers [sim steps=${stepsOf(index)} output=200-600]`;
+    ids.push((await sessions.start({ task, model: 'agentd-sim' })).workflowId);
+  }
+  const results = ids.map((id) => sessions.result(id));
+  for (const result of results) result.catch(() => undefined);
+  return { ids, results, totalSteps: ids.reduce((sum, _, index) => sum + stepsOf(index) + 1, 0) };
+}
+
+/** Waits until a quarter of all steps are stored, so the fault lands mid-run; returns the replies stored. */
+function quarterStored(store: TranscriptStore, ids: readonly string[], totalSteps: number): Promise<number> {
+  return eventually(
+    async () => {
+      const replies = await repliesStored(store, ids);
+      return replies >= totalSteps / 4 ? replies : undefined;
+    },
+    'a quarter of all steps',
+    2 * MINUTE,
+  );
+}
+
 /**
  * Another process (plain better-sqlite3) takes the write lock of `file` with BEGIN EXCLUSIVE and keeps
  * it for `holdMs`; resolves once the lock is held, with a promise of its release.
@@ -200,23 +224,8 @@ describe('faults of the transcript store', { concurrency: 1 }, () => {
       store = await eventually(() => PostgresTranscriptStore.open({ url: postgres.url, onIdleError: () => undefined }), 'the store', MINUTE);
       const openStore = store;
       const stepsOf = (index: number) => 10 + (index % 4);
-      const ids: string[] = [];
-      for (let index = 0; index < count; index += 1) {
-        const task = `${tagOf(label, index)} tally the numbers [sim steps=${stepsOf(index)} output=200-600]`;
-        ids.push((await sessions.start({ task, model: 'agentd-sim' })).workflowId);
-      }
-      const results = ids.map((id) => sessions.result(id));
-      for (const result of results) result.catch(() => undefined);
-      const totalSteps = ids.reduce((sum, _, index) => sum + stepsOf(index) + 1, 0);
-
-      const atStop = await eventually(
-        async () => {
-          const replies = await repliesStored(openStore, ids);
-          return replies >= totalSteps / 4 ? replies : undefined;
-        },
-        'a quarter of all steps',
-        2 * MINUTE,
-      );
+      const { ids, results, totalSteps } = await startTallySessions(sessions, label, count, stepsOf);
+      const atStop = await quarterStored(openStore, ids, totalSteps);
       const stoppedAt = Date.now();
       await postgres.stop();
       await sleep(downMs);
@@ -332,22 +341,8 @@ describe('faults of the transcript store', { concurrency: 1 }, () => {
         modelBaseURL: proxy.baseURL,
       });
       const stepsOf = (index: number) => 10 + index;
-      const ids: string[] = [];
-      for (let index = 0; index < 3; index += 1) {
-        const task = `${tagOf(label, index)} tally the numbers [sim steps=${stepsOf(index)} output=200-600]`;
-        ids.push((await sessions.start({ task, model: 'agentd-sim' })).workflowId);
-      }
-      const results = ids.map((id) => sessions.result(id));
-      for (const result of results) result.catch(() => undefined);
-      const totalSteps = ids.reduce((sum, _, index) => sum + stepsOf(index) + 1, 0);
-      const atLock = await eventually(
-        async () => {
-          const replies = await repliesStored(store, ids);
-          return replies >= totalSteps / 4 ? replies : undefined;
-        },
-        'a quarter of all steps',
-        2 * MINUTE,
-      );
+      const { ids, results, totalSteps } = await startTallySessions(sessions, label, 3, stepsOf);
+      const atLock = await quarterStored(store, ids, totalSteps);
       const lock = await holdExclusiveLock(storeFile, HOLD_MS);
       const duringLock = await repliesStored(store, ids);
       const released = await lock.released;
