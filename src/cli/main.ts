@@ -30,6 +30,7 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'approve', load: async () => (await import('./commands/approve.js')).approveCommand },
   { name: 'cancel', load: async () => (await import('./commands/cancel.js')).cancelCommand },
   { name: 'transcript', load: async () => (await import('./commands/transcript.js')).transcriptCommand },
+  { name: 'console', load: async () => (await import('./commands/console.js')).consoleCommand },
 ];
 
 async function overview(): Promise<string> {
