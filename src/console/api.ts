@@ -64,7 +64,7 @@ export async function fleetPage(deps: ConsoleDeps, params: URLSearchParams): Pro
 }
 
 async function withLiveState(deps: ConsoleDeps, summary: SessionSummary): Promise<FleetRow> {
-  if (summary.runStatus !== 'running') return summary;
+  if (summary.runStatus !== 'RUNNING') return summary;
   const state = await deps.sessions.queryState(summary.sessionId, { waitMs: FLEET_STATE_WAIT_MS }).catch(() => undefined);
   if (!state) return summary;
   return {

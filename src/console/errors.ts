@@ -4,6 +4,7 @@
  */
 import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { NoWorkerAnsweredError } from '../client/sessionClient';
+import { SessionListFilterError } from '../client/sessionList';
 import { SessionInputError } from '../session/input';
 
 export interface ApiFailure {
@@ -17,7 +18,7 @@ export class ConsoleInputError extends Error {
 }
 
 export function failureOf(error: unknown): ApiFailure {
-  if (error instanceof ConsoleInputError || error instanceof SessionInputError) return { status: 400, error: error.message };
+  if (error instanceof ConsoleInputError || error instanceof SessionInputError || error instanceof SessionListFilterError) return { status: 400, error: error.message };
   if (error instanceof WorkflowNotFoundError) return { status: 404, error: `no session ${error.workflowId ?? ''}`.trimEnd() };
   // The workflow's validator said no (not paused, a limit still exhausted): its reason, as `agentd approve` prints it.
   if (error instanceof WorkflowUpdateFailedError) return { status: 409, error: `refused: ${error.cause?.message ?? error.message}` };

@@ -36,6 +36,8 @@ export const FLEET_PAGE = shell(
     <option>completed</option>
     <option>failed</option>
     <option>cancelled</option>
+    <option>terminated</option>
+    <option>timed_out</option>
   </select></label>
   <label>model <input name="model" placeholder="any" size="18"></label>
   <button type="submit">filter</button>

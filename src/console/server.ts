@@ -65,6 +65,8 @@ async function route(deps: ConsoleDeps, request: IncomingMessage, response: Serv
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
   if (request.method === 'GET') {
     if (path === '/') return send(response, 200, 'text/html; charset=utf-8', FLEET_PAGE);
+    // Browsers ask for it unprompted; no icon, and no 404 in their console.
+    if (path === '/favicon.ico') return send(response, 204, 'image/x-icon', '');
     if (parts[0] === 'sessions' && parts.length === 2) return send(response, 200, 'text/html; charset=utf-8', SESSION_PAGE);
     if (parts[0] === 'assets' && parts.length === 2) {
       const name = parts[1] ?? '';

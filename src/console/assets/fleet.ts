@@ -5,14 +5,14 @@ interface FleetRow {
   sessionId: string;
   runStatus: string;
   status: string;
-  step: number;
+  step?: number;
   turn?: number;
-  contextFill: number;
+  contextFill?: number;
   contextTokens?: number;
   window?: number;
   trigger?: number;
-  costUsd: number;
-  model: string;
+  costUsd?: number;
+  model?: string;
   startedAt: string;
   closedAt?: string;
   paused?: string;
@@ -50,10 +50,10 @@ function row(session: FleetRow): HTMLElement {
     { 'data-session': session.sessionId },
     el('td', {}, link),
     el('td', {}, status),
-    el('td', {}, session.model),
-    el('td', { class: 'num' }, `${session.turn ?? '–'} / ${int(session.step)}`),
-    el('td', {}, gauge({ fill: session.contextFill, tokens: session.contextTokens, window: session.window, trigger: session.trigger })),
-    el('td', { class: 'num' }, usd(session.costUsd)),
+    el('td', {}, session.model ?? '–'),
+    el('td', { class: 'num' }, `${session.turn ?? '–'} / ${session.step === undefined ? '–' : int(session.step)}`),
+    el('td', {}, session.contextFill === undefined ? '–' : gauge({ fill: session.contextFill, tokens: session.contextTokens, window: session.window, trigger: session.trigger })),
+    el('td', { class: 'num' }, session.costUsd === undefined ? '–' : usd(session.costUsd)),
     why,
     el('td', {}, session.startedAt ? new Date(session.startedAt).toLocaleString() : ''),
   );
