@@ -57,4 +57,6 @@ ol.transcript { list-style: none; padding: 0; }
 .entry-head { font-size: 12px; color: #566573; }
 .boundary { font-size: 12px; font-weight: 600; color: #8e44ad; border-top: 2px dashed #8e44ad; padding-top: 4px; margin-bottom: 4px; }
 pre.call { color: #1f618d; }
+/* Long tool output scrolls inside its entry, so the transcript stays readable at a glance. */
+pre.body { max-height: 9em; overflow: auto; background: #fbfcfc; }
 `;
