@@ -14,7 +14,7 @@ import { startConsole, type RunningConsole } from '../src/console/server';
 import { ConsoleSettingsSchema } from '../src/console/settings';
 import type { SessionState } from '../src/session/state';
 import { chromiumMissing, launchChromium } from './helpers/browser';
-import { eventually, startStack, type Stack } from './helpers/stack';
+import { agentdOn, eventually, startStack, type Stack } from './helpers/stack';
 
 /** Large enough that the paused session is under its trigger: the compaction shown is the one the click asked for. */
 const WINDOW = 65_536;
@@ -188,6 +188,13 @@ describe('operator console', { skip: chromiumMissing() }, () => {
     } finally {
       await guarded.close();
     }
+  });
+
+  it('agentd console refuses to listen beyond loopback without a token', async () => {
+    const agentd = agentdOn(stack);
+    const refused = await agentd('console', '--host', '0.0.0.0', '--port', '0');
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /binding beyond loopback needs a token: set AGENTD_CONSOLE_TOKEN or pass --token-file/);
   });
 
   it('without a token answers only to a loopback host name (no DNS rebinding)', async () => {

@@ -3,7 +3,7 @@
  * state, messages, approvals and cancellation, update `compactNow` for "compact now", the store for
  * the transcript, `listSessions` (Temporal's visibility index) for the fleet.
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { renderContextChart } from '../chart/svgChart';
 import type { SessionClient } from '../client/sessionClient';
 import { listSessions, type SessionSummary } from '../client/sessionList';
@@ -97,12 +97,11 @@ export async function sessionPage(deps: ConsoleDeps, sessionId: string): Promise
   return { state, ...(memory ? { memory } : {}), ...(summary ? { summary } : {}) };
 }
 
-function stateOf(deps: ConsoleDeps, sessionId: string): Promise<SessionState> {
-  return deps.sessions.state(sessionId).catch(async (error: unknown) => {
-    // `state` falls back to the query without a deadline; a hung worker should not hang the page.
-    if (error instanceof WorkflowNotFoundError) throw error;
-    return deps.sessions.queryState(sessionId, { waitMs: SESSION_STATE_WAIT_MS });
-  });
+async function stateOf(deps: ConsoleDeps, sessionId: string): Promise<SessionState> {
+  const { status } = await deps.sessions.handle(sessionId).describe();
+  // A closed session answers from its result (no worker needed); a running one within a limit, so a hung worker cannot hang the page.
+  if (status.name !== 'RUNNING') return deps.sessions.state(sessionId);
+  return deps.sessions.queryState(sessionId, { waitMs: SESSION_STATE_WAIT_MS });
 }
 
 export async function transcriptPage(deps: ConsoleDeps, sessionId: string, params: URLSearchParams): Promise<{ entries: TranscriptEntry[]; more: boolean }> {
