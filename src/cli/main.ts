@@ -27,6 +27,7 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'send', load: async () => (await import('./commands/send.js')).sendCommand },
   { name: 'compact', load: async () => (await import('./commands/compact.js')).compactCommand },
   { name: 'list', load: async () => (await import('./commands/list.js')).listCommand },
+  { name: 'search-attributes', load: async () => (await import('./commands/searchAttributes.js')).searchAttributesCommand },
   { name: 'approve', load: async () => (await import('./commands/approve.js')).approveCommand },
   { name: 'cancel', load: async () => (await import('./commands/cancel.js')).cancelCommand },
   { name: 'transcript', load: async () => (await import('./commands/transcript.js')).transcriptCommand },
