@@ -115,7 +115,8 @@ export class SessionRun {
   /** Waits (up to the session's `awaitMessagesSeconds`) for a message; false when none came. */
   async awaitNextMessage(): Promise<boolean> {
     this.waitingForMessage = true;
-    this.publish();
+    // A session that waits for no message would write the status only to overwrite it at once.
+    if (this.input.awaitMessagesSeconds > 0) this.publish();
     const arrived = await this.manual.waitUntil(() => this.carry.pendingMessages.length > 0, this.input.awaitMessagesSeconds * 1000);
     this.waitingForMessage = false;
     // With no message the session ends, and its end publishes the final status.
