@@ -4,13 +4,16 @@
  * filters that would change the query are refused; a namespace without the attributes is named.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { temporal } from '@temporalio/proto';
 import { listSessions, type SessionSummary } from '../src/client/sessionList';
 import { findTemporalCli } from '../src/devServer/temporalCli';
-import { SESSION_SEARCH_ATTRIBUTES } from '../src/session/searchAttributes';
+import { devServerSearchAttributeArgs, SESSION_SEARCH_ATTRIBUTES } from '../src/session/searchAttributes';
+import { repoRoot } from './helpers/repo';
 import { entryPoint, finished, spawnNode } from './helpers/processes';
 import { agentdOn, eventually, startStack, type Stack } from './helpers/stack';
 
@@ -119,6 +122,12 @@ describe('fleet list', () => {
     assert.equal(unknown.code, 2, unknown.stderr);
     assert.match(unknown.stderr, /--status: unknown status 'sleeping'; one of running, waiting_for_message, waiting_for_approval/);
     await assert.rejects(listSessions(stack.client, { model: "x' OR '1'='1" }), /model: must not contain quotes/);
+  });
+
+  it('the docker-compose namespace job creates the same attributes as the code defines', () => {
+    const script = readFileSync(join(repoRoot(), 'deploy', 'temporal', 'create-namespace.sh'), 'utf8');
+    const listed = /for attribute in ([^;]+);/.exec(script)?.[1]?.trim().split(/\s+/) ?? [];
+    assert.deepEqual(listed, devServerSearchAttributeArgs().filter((arg) => arg !== '--search-attribute'));
   });
 
   it('names the missing attributes of a namespace without them, and registers them', async () => {
