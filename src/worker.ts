@@ -8,6 +8,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type L
 import { createActivities, createHostActivities, type ActivityDeps } from './activities';
 import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
+import { missingSearchAttributes, MissingSearchAttributesError } from './client/searchAttributeSetup';
 import { connectTemporalNative } from './connection/connect';
 import { describeConnection } from './connection/options';
 import { createModelClient } from './model/client';
@@ -141,6 +142,7 @@ export async function startWorkerFromConfig(
   try {
     store = await openStore(config.store);
     connection = await connectTemporalNative(config.connection);
+    await requireSearchAttributes(connection, config.connection.namespace, log);
     const workerOptions: AgentWorkerOptions = {
       connection,
       namespace: config.connection.namespace,
@@ -218,3 +220,20 @@ if (require.main === module) {
       process.exit(1);
     });
 }
+
+/**
+ * Refuses to poll a namespace that lacks the session search attributes: every session's first
+ * task would fail on its upsert and retry for ever. A cluster that will not say (no operator
+ * access) gets a warning instead.
+ */
+async function requireSearchAttributes(connection: NativeConnection, namespace: string, log: (line: string) => void): Promise<void> {
+  let missing;
+  try {
+    missing = await missingSearchAttributes(connection.operatorService, namespace);
+  } catch (error) {
+    log(`warning: could not check the agentd search attributes of namespace ${namespace} (${error instanceof Error ? error.message : String(error)}); sessions stall if they are missing`);
+    return;
+  }
+  if (missing.length > 0) throw new MissingSearchAttributesError(namespace, missing.map((key) => key.name));
+}
+

@@ -50,8 +50,8 @@ describe('command lines', () => {
 
       const list = await agentd('list', '--json');
       assert.equal(list.code, 0, list.stderr);
-      const rows = JSON.parse(list.stdout) as Array<{ sessionId: string; status: string }>;
-      assert.ok(rows.some((row) => row.sessionId === 'cli-session-1' && row.status === 'COMPLETED'));
+      const rows = JSON.parse(list.stdout) as Array<{ sessionId: string; runStatus: string; status: string; step?: number }>;
+      assert.ok(rows.some((row) => row.sessionId === 'cli-session-1' && row.runStatus === 'COMPLETED' && row.status === 'completed' && row.step === 4), list.stdout);
     });
     // The worker is gone: a query would wait for one to replay the closed workflow, the result need not.
     const afterWorkers = await agentd('status', 'cli-session-1', '--json');
@@ -210,16 +210,23 @@ describe('command lines', () => {
     assert.match(unreachable.stderr, /agentd dev/);
   });
 
-  it('with no worker running: list shows a running session without waiting on it, status exits 4 and says why', async () => {
+  it('with no worker running: list shows a running session from the attributes its start set, status exits 4 and says why', async () => {
     const handle = await stack.sessions.start({ task: 'nobody works on this', model: 'agentd-sim' }, { sessionId: 'cli-no-worker' });
     try {
       const list = await agentd('list', '--json');
       assert.equal(list.code, 0, list.stderr);
-      const rows = JSON.parse(list.stdout) as Array<{ sessionId: string; status: string; step?: number }>;
+      const rows = JSON.parse(list.stdout) as Array<{ sessionId: string }>;
+      const description = await handle.describe();
       assert.deepEqual(rows.find((row) => row.sessionId === 'cli-no-worker'), {
         sessionId: 'cli-no-worker',
-        status: 'RUNNING',
-        startedAt: (await handle.describe()).startTime.toISOString(),
+        runId: description.runId,
+        runStatus: 'RUNNING',
+        status: 'running',
+        step: 0,
+        contextFill: 0,
+        costUsd: 0,
+        model: 'agentd-sim',
+        startedAt: description.startTime.toISOString(),
       });
       const status = await agentd('status', 'cli-no-worker');
       assert.equal(status.code, 4, status.stderr);
@@ -256,7 +263,7 @@ describe('command lines', () => {
   it('prints help for every command', async () => {
     const overview = await agentd('--help');
     assert.equal(overview.code, 0);
-    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'watch', 'send', 'list', 'approve', 'cancel', 'transcript']) {
+    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'watch', 'send', 'list', 'search-attributes', 'approve', 'cancel', 'transcript']) {
       assert.match(overview.stdout, new RegExp(`\\b${command}\\b`));
       const help = await agentd(command, '--help');
       assert.equal(help.code, 0, command);

@@ -179,8 +179,8 @@ describe('secured connections on a real dev server', () => {
         '--tls-server-name', TEST_SERVER_NAME, '--tls-cert', pki.clientCert, '--tls-key', pki.clientKey,
       ]);
       assert.equal(withCert.code, 0, withCert.stderr);
-      const rows = JSON.parse(withCert.stdout) as Array<{ sessionId: string; status: string }>;
-      assert.ok(rows.some((row) => row.sessionId === 'mtls-1' && row.status === 'COMPLETED'), withCert.stdout);
+      const rows = JSON.parse(withCert.stdout) as Array<{ sessionId: string; runStatus: string }>;
+      assert.ok(rows.some((row) => row.sessionId === 'mtls-1' && row.runStatus === 'COMPLETED'), withCert.stdout);
     });
   });
 

@@ -44,18 +44,18 @@ test('changedLines prints only what moved', () => {
   assert.deepEqual(changedLines(['a', 'b', 'c'], ['a', 'B', 'c', 'd']), ['B', 'd']);
 });
 
-test('the list table has a column per figure and a line per pause', () => {
+test('the list table has a column per figure, a dash for what a session never set', () => {
   const table = renderSessionTable([
     {
-      sessionId: 'agent-1', status: 'RUNNING', sessionStatus: 'waiting_for_approval', startedAt: '2026-01-01T00:00:00.000Z',
-      step: 5, context: { tokens: 12_800, window: 128_000 }, costUsd: 0.0123, paused: 'max_steps: 5 steps taken, maxSteps 5',
+      sessionId: 'agent-1', runId: 'r1', runStatus: 'RUNNING', status: 'waiting_for_approval', startedAt: '2026-01-01T00:00:00.000Z',
+      step: 5, contextFill: 0.1, costUsd: 0.01, model: 'gpt-4o-mini',
     },
-    { sessionId: 'agent-2', status: 'FAILED', startedAt: '2026-01-01T00:00:00.000Z' },
+    { sessionId: 'agent-2', runId: 'r2', runStatus: 'FAILED', status: 'failed', startedAt: '2026-01-01T00:00:00.000Z' },
   ]).split('\n');
-  assert.match(table[0] ?? '', /^SESSION +STATUS +STEPS +CONTEXT +COST +STARTED$/);
-  assert.match(table[1] ?? '', /^agent-1 +waiting_for_approval +5 +12\.8k\/128k 10% +\$0\.0123 +2026/);
-  assert.match(table[2] ?? '', /^agent-2 +failed +- +- +- +2026/);
-  assert.equal(table[3], '  agent-1 paused: max_steps: 5 steps taken, maxSteps 5');
+  assert.match(table[0] ?? '', /^SESSION +STATUS +STEPS +CONTEXT +COST +MODEL +STARTED$/);
+  assert.match(table[1] ?? '', /^agent-1 +waiting_for_approval +5 +10% +\$0\.01 +gpt-4o-mini +2026/);
+  assert.match(table[2] ?? '', /^agent-2 +failed +- +- +- +- +2026/);
+  assert.equal(table.length, 3);
 });
 
 describe('watchSession on a terminal', () => {

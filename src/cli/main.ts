@@ -27,6 +27,7 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'send', load: async () => (await import('./commands/send.js')).sendCommand },
   { name: 'compact', load: async () => (await import('./commands/compact.js')).compactCommand },
   { name: 'list', load: async () => (await import('./commands/list.js')).listCommand },
+  { name: 'search-attributes', load: async () => (await import('./commands/searchAttributes.js')).searchAttributesCommand },
   { name: 'approve', load: async () => (await import('./commands/approve.js')).approveCommand },
   { name: 'cancel', load: async () => (await import('./commands/cancel.js')).cancelCommand },
   { name: 'transcript', load: async () => (await import('./commands/transcript.js')).transcriptCommand },
@@ -132,12 +133,26 @@ function isUnreachable(error: unknown): boolean {
 /** Runs the command line of this process and exits with its code. */
 export function runCli(): void {
   main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
+    (code) => exitOnceWritten(code),
     (error: unknown) => {
       console.error(error);
-      process.exit(ExitCode.failure);
+      exitOnceWritten(ExitCode.failure);
     },
   );
+}
+
+/**
+ * Exits after stdout and stderr have flushed: when the reader is a socket (a parent process's
+ * pipe) writes are asynchronous, and exiting at once cut a 1,000-session `list --json` short.
+ */
+function exitOnceWritten(code: number): void {
+  let pending = 2;
+  const done = () => {
+    pending -= 1;
+    if (pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
 }
 
 if (require.main === module) runCli();

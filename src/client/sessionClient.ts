@@ -14,7 +14,9 @@ import { approveUpdate, messageSignal, REPLACE_CLOSED_MEMO, stateQuery, TASK_QUE
 import { SessionInputError } from '../session/input';
 import { DEFAULT_MAX_USER_TEXT_BYTES, userTextProblem } from '../session/limits';
 import { resolveStart, type SessionRequest } from '../session/resolve';
-import type { ApproveResult, SessionResult, SessionState } from '../session/state';
+import { AgentdContextFill, AgentdCostUsd, AgentdModel, AgentdStatus, AgentdStep } from '../session/searchAttributes';
+import { SessionStatus, type ApproveResult, type SessionResult, type SessionState } from '../session/state';
+import { missingSearchAttributes, MissingSearchAttributesError } from './searchAttributeSetup';
 
 
 export function newSessionId(): string {
@@ -71,8 +73,17 @@ export class SessionClient {
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: options.replaceClosed ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
         ...(options.replaceClosed ? { memo: { [REPLACE_CLOSED_MEMO]: true } } : {}),
+        // Set at the start, so the session is listable before a worker has taken its first task.
+        typedSearchAttributes: [
+          { key: AgentdStatus, value: SessionStatus.running },
+          { key: AgentdStep, value: 0 },
+          { key: AgentdContextFill, value: 0 },
+          { key: AgentdCostUsd, value: 0 },
+          { key: AgentdModel, value: input.model },
+        ],
       });
     } catch (error) {
+      if (mentionsSearchAttributes(error)) await this.throwIfAttributesMissing(error);
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       const running = await this.handle(sessionId)
         .describe()
@@ -80,6 +91,13 @@ export class SessionClient {
         .catch(() => false);
       throw new SessionIdTakenError(sessionId, running, { cause: error });
     }
+  }
+
+  /** After a start refused over its search attributes: the MissingSearchAttributesError naming them, if some are missing. */
+  private async throwIfAttributesMissing(cause: unknown): Promise<void> {
+    const namespace = this.client.options.namespace;
+    const missing = await missingSearchAttributes(this.client.connection.operatorService, namespace).catch(() => undefined);
+    if (missing && missing.length > 0) throw new MissingSearchAttributesError(namespace, missing.map((key) => key.name), { cause });
   }
 
   handle(sessionId: string): WorkflowHandle {
@@ -126,6 +144,14 @@ export class SessionClient {
   result(sessionId: string): Promise<SessionResult> {
     return this.handle(sessionId).result() as Promise<SessionResult>;
   }
+}
+
+/** The server's "search attribute … is not defined" (INVALID_ARGUMENT), anywhere in the error's causes. */
+function mentionsSearchAttributes(error: unknown): boolean {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (/search attribute/i.test(current.message)) return true;
+  }
+  return false;
 }
 
 export interface StartOptions {

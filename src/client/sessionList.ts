@@ -145,7 +145,6 @@ function statusClauses(status: string): string[] {
 function quoted(field: keyof SessionListFilter, value: string): string {
   if (value.length === 0) throw new SessionListFilterError(field, 'must not be empty');
   if (/['"`\\]/.test(value)) throw new SessionListFilterError(field, `must not contain quotes or backslashes, got ${JSON.stringify(value)}`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f]/.test(value)) throw new SessionListFilterError(field, 'must not contain control characters');
   return `'${value}'`;
 }

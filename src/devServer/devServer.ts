@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { devServerSearchAttributeArgs } from '../session/searchAttributes';
 import { temporalCliEnv } from './cliEnv';
 import { freePort } from './freePort';
 import { probeServer } from './health';
@@ -199,6 +200,8 @@ function serverArgs(options: LaunchOptions, namespace: string): string[] {
   if (options.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(options.uiPort));
   if (namespace !== DEFAULT_NAMESPACE) args.push('--namespace', namespace);
+  // Registered at every start (the CLI skips those the database already has), so sessions can be listed by them.
+  args.push(...devServerSearchAttributeArgs());
   // Ours last so a caller cannot turn the version check (and its network call) back on.
   const dynamicConfig = { ...options.dynamicConfig, ...FIXED_DYNAMIC_CONFIG };
   for (const [key, value] of Object.entries(dynamicConfig)) {

@@ -18,3 +18,15 @@ export const AgentdCostUsd = defineSearchAttributeKey('AgentdCostUsd', SearchAtt
 export const AgentdModel = defineSearchAttributeKey('AgentdModel', SearchAttributeType.KEYWORD);
 
 export const SESSION_SEARCH_ATTRIBUTES = [AgentdStatus, AgentdStep, AgentdContextFill, AgentdCostUsd, AgentdModel] as const;
+
+/** The type names `temporal server start-dev --search-attribute` and `temporal operator search-attribute create` take. */
+export const CLI_TYPE_NAMES: Readonly<Record<(typeof SESSION_SEARCH_ATTRIBUTES)[number]['type'], string>> = {
+  [SearchAttributeType.KEYWORD]: 'Keyword',
+  [SearchAttributeType.INT]: 'Int',
+  [SearchAttributeType.DOUBLE]: 'Double',
+};
+
+/** `Name=Type` for each attribute, as `temporal server start-dev --search-attribute` takes them. */
+export function devServerSearchAttributeArgs(): string[] {
+  return SESSION_SEARCH_ATTRIBUTES.flatMap((key) => ['--search-attribute', `${key.name}=${CLI_TYPE_NAMES[key.type]}`]);
+}

@@ -31,6 +31,8 @@ export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Pro
   });
 
   try {
+    // At once, so a session started without attributes (stock CLI, Web UI) is listable from its first task.
+    run.publish();
     if (!carry) await run.open();
     for (;;) {
       while (run.turnOpen) {

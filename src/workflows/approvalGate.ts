@@ -27,6 +27,8 @@ export class ApprovalGate {
     private readonly input: SessionInput,
     private readonly budget: SessionBudget,
     private readonly manual: ManualCompactionQueue,
+    /** Called when the session's status changes here, so its search attributes follow. */
+    private readonly statusChanged: () => void = () => undefined,
   ) {}
 
   get waitingForApproval(): boolean {
@@ -47,11 +49,14 @@ export class ApprovalGate {
       const timeoutMs = this.input.approvalTimeoutSeconds * 1000;
       this.budget.pauseFor(verdict, Date.now(), timeoutMs);
       this.waiting = true;
+      this.statusChanged();
       log.warn('budget guard tripped; waiting for approval', { sessionId: this.sessionId, reason: verdict.reason });
       const approved = await this.manual.waitUntil(() => this.budget.approvals > seen, timeoutMs);
       this.budget.endPause();
       this.waiting = false;
+      // Not approved: the session ends, and its end publishes the final status.
       if (!approved) return { outcome, reason: `${verdict.reason}; not approved within ${this.input.approvalTimeoutSeconds} s` };
+      this.statusChanged();
     }
   }
 

@@ -14,6 +14,7 @@ import { sessionActivities, type SessionActivities } from './activityOptions';
 import { ApprovalGate, refusedUpdate } from './approvalGate';
 import { SessionBudget } from './sessionBudget';
 import { CompactionController, type CompactionActivities } from './compactionController';
+import { FleetAttributes } from './fleetAttributes';
 import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
 import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
@@ -34,6 +35,7 @@ export class SessionRun {
   readonly manual: ManualCompactionQueue;
   readonly approval: ApprovalGate;
   readonly affinity: WorkspaceAffinity;
+  private readonly fleet = new FleetAttributes();
   outcome?: SessionOutcome;
   /** Failover notices to append once the current step's tool results are in. */
   private readonly pendingNotices: string[] = [];
@@ -53,7 +55,7 @@ export class SessionRun {
     this.compaction = new CompactionController(sessionId, input.model, settings, compactionActivities, () => this.transcript.allocateSeq(), this.carry.compaction);
     this.transcript = new SessionTranscript(sessionId, input, this.activities.storeMessages, (entry) => this.compaction.viewIfOversized(entry), this.carry);
     this.manual = new ManualCompactionQueue(this.carry, () => this.compactManually(), () => this.carry.step);
-    this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual);
+    this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual, () => this.publish());
     this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.onFailover(warning, notice), this.carry.affinity);
   }
 
@@ -113,8 +115,12 @@ export class SessionRun {
   /** Waits (up to the session's `awaitMessagesSeconds`) for a message; false when none came. */
   async awaitNextMessage(): Promise<boolean> {
     this.waitingForMessage = true;
+    // A session that waits for no message would write the status only to overwrite it at once.
+    if (this.input.awaitMessagesSeconds > 0) this.publish();
     const arrived = await this.manual.waitUntil(() => this.carry.pendingMessages.length > 0, this.input.awaitMessagesSeconds * 1000);
     this.waitingForMessage = false;
+    // With no message the session ends, and its end publishes the final status.
+    if (arrived) this.publish();
     return arrived;
   }
 
@@ -169,8 +175,21 @@ export class SessionRun {
   /** After the results: a message between a call and its result would make the request invalid. */
   async endStep(): Promise<void> {
     const notices = this.pendingNotices.splice(0);
-    if (notices.length === 0) return;
-    await this.transcript.store(notices.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
+    if (notices.length > 0) {
+      await this.transcript.store(notices.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
+    }
+    this.publish();
+  }
+
+  /** Brings the session's search attributes in step with its state (only what changed is written). */
+  publish(): void {
+    this.fleet.publish({
+      status: this.status,
+      step: this.carry.step,
+      contextFill: this.compaction.estimate(this.carry.ledger) / this.input.contextWindow,
+      costUsd: this.budget.spend().costUsd,
+      model: this.input.model,
+    });
   }
 
   /**
@@ -190,18 +209,21 @@ export class SessionRun {
     if (outcome === SessionOutcome.budgetExhausted) this.carry.answer = { text: `stopped: ${budgetReason ?? 'budget exhausted'}` };
     if (outcome === SessionOutcome.stepLimit) this.carry.answer = { text: `stopped after ${this.carry.step} steps (maxSteps ${this.budget.maxSteps})` };
     if (outcome === SessionOutcome.turnLimit) this.warn(`a message arrived after the last allowed turn (maxTurns ${this.input.maxTurns}); it was not answered`);
+    this.publish();
   }
 
   /** Marks the session failed, so the `state` query says why, and returns the failure to throw. */
   fail(message: string, type: string, cause?: Error): ApplicationFailure {
     this.ended = SessionStatus.failed;
     this.warn(message);
+    this.publish();
     return ApplicationFailure.create({ message, type, nonRetryable: true, cause });
   }
 
   /** Marks the session cancelled for the `state` query; the cancellation itself goes on up. */
   cancelled(error: unknown): unknown {
     this.ended = SessionStatus.cancelled;
+    this.publish();
     return error;
   }
 

@@ -1,57 +1,59 @@
-/** `agentd list`: every agentSession the server knows, newest first, with status, steps, context fill and cost. */
-import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { connectClient, SessionClient } from '../../client/sessionClient';
-import { WORKFLOW_TYPE } from '../../session/definitions';
-import { ExitCode, type Command } from '../command';
+/** `agentd list`: agentSession workflows from Temporal's visibility index, newest first, filtered by status or model. */
+import { connectClient } from '../../client/sessionClient';
+import { LISTED_STATUSES, listSessions, SessionListFilterError, type SessionSummary } from '../../client/sessionList';
+import { ExitCode, UsageError, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt } from '../args';
-import { renderSessionTable, rowFromResult, rowFromState, type SessionRow } from '../renderList';
+import { renderSessionTable } from '../renderList';
 import { printable } from '../printable';
+
+/** The most sessions one page asks for: the dev server's own limit. */
+const MAX_PAGE = 1_000;
 
 export const listCommand: Command = {
   name: 'list',
-  summary: 'list sessions with status, steps, context fill and cost',
-  help: `usage: agentd list [--limit N] [--json]
+  summary: 'list sessions with status, steps, context fill, cost and model',
+  help: `usage: agentd list [--status S] [--model M] [--limit N] [--json]
 
-Lists agentSession workflows, newest first: id, status, steps, context fill, cost and start time.
-Running sessions answer the state query (so a paused one shows waiting_for_approval and why),
-each given 5 s, since with no worker up nobody answers; completed ones are read from their
-result. A dash means the session could not say.
+Lists agentSession workflows, newest first: id, status, steps, context fill, cost, model and
+start time. Everything comes from the sessions' search attributes in Temporal's visibility index
+in one query per page of up to ${MAX_PAGE}, so no session (and no worker) is asked anything; the
+index may lag a session by a moment. A dash means the session never set the figure (started by
+an older agentd). Needs the attributes registered (agentd search-attributes).
 
+  --status S  only sessions in status S: ${LISTED_STATUSES.join(', ')}
+  --model M   only sessions of model M
   --limit N   at most N sessions (default 50)
-  --json      one JSON array
+  --json      one JSON array of session summaries
 ${CONNECTION_HELP}`,
   async run(argv) {
-    const { values } = parse(argv, { ...CONNECTION_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } });
+    const { values } = parse(argv, {
+      ...CONNECTION_OPTIONS,
+      status: { type: 'string' },
+      model: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    });
     const limit = positiveInt('limit', values.limit) ?? 50;
-    const config = configWith(values);
-    const client = await connectClient(config);
-    const sessions = new SessionClient(client);
-    const executions: WorkflowExecutionInfo[] = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowType = '${WORKFLOW_TYPE}'` })) {
-      executions.push(execution);
-      if (executions.length >= limit) break;
-    }
-    const rows = await Promise.all(executions.map((execution) => rowOf(sessions, execution)));
-    console.log(values.json ? JSON.stringify(rows, null, 2) : printable(renderSessionTable(rows)));
+    const client = await connectClient(configWith(values));
+    const sessions: SessionSummary[] = [];
+    let nextPageToken: Uint8Array | undefined;
+    do {
+      const page = await listSessions(client, {
+        ...(values.status !== undefined ? { status: values.status } : {}),
+        ...(values.model !== undefined ? { model: values.model } : {}),
+        pageSize: Math.min(MAX_PAGE, limit - sessions.length),
+        ...(nextPageToken ? { nextPageToken } : {}),
+      }).catch(flagError);
+      sessions.push(...page.sessions.slice(0, limit - sessions.length));
+      nextPageToken = page.nextPageToken;
+    } while (nextPageToken && sessions.length < limit);
+    console.log(values.json ? JSON.stringify(sessions, null, 2) : printable(renderSessionTable(sessions)));
     return ExitCode.ok;
   },
 };
 
-/**
- * Running sessions get a short wait for their state query: with no worker up, the server's 30 s
- * for each would leave the list hanging; their row then shows what the server knows.
- */
-const RUNNING_STATE_WAIT_MS = 5_000;
-
-async function rowOf(sessions: SessionClient, execution: WorkflowExecutionInfo): Promise<SessionRow> {
-  const base = { sessionId: execution.workflowId, status: execution.status.name, startedAt: execution.startTime.toISOString() };
-  if (execution.status.name === 'RUNNING') {
-    const state = await sessions.queryState(execution.workflowId, { waitMs: RUNNING_STATE_WAIT_MS }).catch(() => undefined);
-    return state ? rowFromState(base, state) : base;
-  }
-  if (execution.status.name === 'COMPLETED') {
-    const result = await sessions.result(execution.workflowId).catch(() => undefined);
-    return result ? rowFromResult(base, result) : base;
-  }
-  return base;
+/** A refused filter value is bad input: name the flag it came from. */
+function flagError(error: unknown): never {
+  if (error instanceof SessionListFilterError) throw new UsageError(`--${error.message}`);
+  throw error;
 }
