@@ -90,6 +90,17 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       assert.match(rowText, /waiting for approval/);
       assert.match(rowText, /maxSteps 10/, 'the row says why the session is paused');
 
+      // The filters go to the visibility query: the paused session is among the paused, not among the finished.
+      await page.select('#filters select[name="status"]', 'waiting_for_approval');
+      await Promise.all([page.waitForNavigation(), page.click('#filters button')]);
+      assert.equal(new URL(page.url()).searchParams.get('status'), 'waiting_for_approval');
+      await page.waitForSelector(row, { timeout: 20_000 });
+      await page.type('#filters input[name="model"]', 'some-other-model');
+      await Promise.all([page.waitForNavigation(), page.click('#filters button')]);
+      await waitForText(page, '#fleet tbody', /no sessions match/);
+      await page.goto(`${local.baseUrl}?status=waiting_for_approval`);
+      await page.waitForSelector(row, { timeout: 20_000 });
+
       await Promise.all([page.waitForNavigation(), page.click(`${row} a`)]);
       assert.equal(new URL(page.url()).pathname, `/sessions/${sessionId}`);
       await page.waitForFunction("(() => { const chart = document.getElementById('chart'); return chart !== null && chart.complete && chart.naturalWidth > 0; })()");
