@@ -14,6 +14,7 @@ import { startConsole, type RunningConsole } from '../src/console/server';
 import { ConsoleSettingsSchema } from '../src/console/settings';
 import type { SessionState } from '../src/session/state';
 import { chromiumMissing, launchChromium } from './helpers/browser';
+import { entryPoint, finished, spawnNode } from './helpers/processes';
 import { agentdOn, eventually, startStack, type Stack } from './helpers/stack';
 
 /** Large enough that the paused session is under its trigger: the compaction shown is the one the click asked for. */
@@ -201,11 +202,39 @@ describe('operator console', { skip: chromiumMissing() }, () => {
     }
   });
 
-  it('agentd console refuses to listen beyond loopback without a token', async () => {
+  it('agentd console refuses to listen beyond loopback without a token, and serves the fleet with one', async () => {
     const agentd = agentdOn(stack);
     const refused = await agentd('console', '--host', '0.0.0.0', '--port', '0');
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /binding beyond loopback needs a token: set AGENTD_CONSOLE_TOKEN or pass --token-file/);
+
+    const child = spawnNode(entryPoint('cli/main'), ['console', '--host', '0.0.0.0', '--port', '0'], {
+      TEMPORAL_ADDRESS: stack.temporal.address,
+      AGENTD_STORE: stack.storeFile,
+      AGENTD_CONSOLE_TOKEN: TOKEN,
+    });
+    const done = finished(child);
+    try {
+      const printed = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const link = /agentd console on (\S+)/.exec(out)?.[1];
+          if (link) resolve(link);
+        });
+        child.once('exit', (code) => reject(new Error(`agentd console exited ${code} before listening`)));
+      });
+      const link = new URL(printed);
+      assert.equal(link.searchParams.get('token'), TOKEN, 'the printed link logs a browser in');
+      const base = `http://127.0.0.1:${link.port}`;
+      assert.equal((await fetch(`${base}/api/sessions`)).status, 401);
+      const listed = await fetch(`${base}/api/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      assert.equal(listed.status, 200);
+      assert.ok(((await listed.json()) as { rows: unknown[] }).rows.length > 0, 'the sessions of this server, through the command');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal((await done).code, 0, 'SIGTERM stops it cleanly');
   });
 
   it('without a token answers only to a loopback host name (no DNS rebinding)', async () => {
