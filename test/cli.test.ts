@@ -263,7 +263,7 @@ describe('command lines', () => {
   it('prints help for every command', async () => {
     const overview = await agentd('--help');
     assert.equal(overview.code, 0);
-    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'watch', 'send', 'list', 'search-attributes', 'approve', 'cancel', 'transcript']) {
+    for (const command of ['setup', 'demo', 'dev', 'worker', 'sim', 'start', 'status', 'watch', 'send', 'list', 'search-attributes', 'approve', 'cancel', 'transcript', 'console']) {
       assert.match(overview.stdout, new RegExp(`\\b${command}\\b`));
       const help = await agentd(command, '--help');
       assert.equal(help.code, 0, command);
