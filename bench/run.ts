@@ -13,6 +13,7 @@ import { startStack, type Stack } from '../test/helpers/stack';
 import { contextBench } from './context';
 import { decideBench } from './decideBench';
 import { factsBench } from './facts';
+import { consoleBench } from './console';
 import { fleetBench } from './fleet';
 import { historyBench } from './history';
 import { int, num, type BenchBody, type BenchResult } from './lib/result';
@@ -56,6 +57,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'facts', title: '5. What survives compaction', needsStack: true, run: (stack) => factsBench(need(stack)) },
   { id: 'context', title: '6. Context over time', needsStack: true, run: (stack, shared) => contextBench(need(stack), shared.tokens, RESULTS_DIR) },
   { id: 'fleet', title: '7. The fleet from the visibility index: agentd list over 1,000 sessions', needsStack: true, run: (stack) => fleetBench(need(stack)) },
+  { id: 'console', title: '8. The console\'s fleet page: one page at 50 and at 200 sessions', needsStack: true, run: (stack) => consoleBench(need(stack)) },
 ];
 
 /** A bad command line: said in one line, exit code 2, nothing started. */
