@@ -14,6 +14,7 @@ import { contextBench } from './context';
 import { decideBench } from './decideBench';
 import { factsBench } from './facts';
 import { historyBench } from './history';
+import { launchBench } from './launch';
 import { int, num, type BenchBody, type BenchResult } from './lib/result';
 import { overheadBench } from './overhead';
 import { tokensBench, type TokensRuns } from './tokens';
@@ -54,6 +55,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   },
   { id: 'facts', title: '5. What survives compaction', needsStack: true, run: (stack) => factsBench(need(stack)) },
   { id: 'context', title: '6. Context over time', needsStack: true, run: (stack, shared) => contextBench(need(stack), shared.tokens, RESULTS_DIR) },
+  { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
 ];
 
 /** A bad command line: said in one line, exit code 2, nothing started. */

@@ -13,7 +13,7 @@ import { describeConnection } from './connection/options';
 import { createModelClient } from './model/client';
 import { hostTaskQueue, TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
-import { McpHub } from './mcp/hub';
+import type { McpHub } from './mcp/hub';
 import { readMcpServers } from './mcp/config';
 import { openStore } from './store/openStore';
 import { describeStore } from './store/storeSetting';
@@ -144,7 +144,8 @@ export async function startWorkerFromConfig(
   const mcpServers = readMcpServers(options.env);
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
-  const mcp = mcpServers.length > 0 ? new McpHub(mcpServers) : undefined;
+  // The MCP client library takes a noticeable part of a worker's start; most workers have no MCP server.
+  const mcp: McpHub | undefined = mcpServers.length > 0 ? new (await import('./mcp/hub.js')).McpHub(mcpServers) : undefined;
   const dataConverter = agentdDataConverter(config.encryption);
   let store: TranscriptStore | undefined;
   let connection: NativeConnection | undefined;
@@ -176,8 +177,8 @@ export async function startWorkerFromConfig(
         host,
       },
     };
-    worker = await createAgentWorker(workerOptions);
-    hostWorker = await createHostWorker({ ...workerOptions, hostTaskQueue: host.taskQueue });
+    // Side by side: loading the workflow bundle into its sandbox is most of a worker's start.
+    [worker, hostWorker] = await Promise.all([createAgentWorker(workerOptions), createHostWorker({ ...workerOptions, hostTaskQueue: host.taskQueue })]);
   } catch (error) {
     await connection?.close();
     await store?.close();
