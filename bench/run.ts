@@ -17,6 +17,7 @@ import { historyBench } from './history';
 import { launchBench } from './launch';
 import { int, num, type BenchBody, type BenchResult } from './lib/result';
 import { overheadBench } from './overhead';
+import { parallelReadsBench } from './parallelReads';
 import { tokensBench, type TokensRuns } from './tokens';
 
 const COMMAND = 'npm run bench';
@@ -55,6 +56,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   },
   { id: 'facts', title: '5. What survives compaction', needsStack: true, run: (stack) => factsBench(need(stack)) },
   { id: 'context', title: '6. Context over time', needsStack: true, run: (stack, shared) => contextBench(need(stack), shared.tokens, RESULTS_DIR) },
+  { id: 'parallelReads', title: 'Parallel reads: tool time of a step with three 300 ms read calls', needsStack: true, run: (stack) => parallelReadsBench(need(stack)) },
   { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
 ];
 

@@ -5,39 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { z } from 'zod';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { createModelClient } from '../src/model/client';
 import { startSimulator } from '../src/simulator/server';
 import { builtinTools, ToolRegistry } from '../src/tools/registry';
-import { defineTool, ToolEffect, type Tool } from '../src/tools/tool';
+import { ToolEffect } from '../src/tools/tool';
 import { batchesOf } from '../src/workflows/toolCallBatches';
+import { sleepTool, type Span } from './helpers/sleepTool';
 import { startStack, type Stack } from './helpers/stack';
 
 const EventType = temporal.api.enums.v1.EventType;
-
-interface Span {
-  label: string;
-  start: number;
-  end: number;
-}
-
-/** A tool that waits `ms` and says which call it was; every run's start and end are kept in `spans`. */
-function sleeper(name: string, effect: ToolEffect, spans: Span[]): Tool {
-  return defineTool({
-    name,
-    description: `waits ms milliseconds (${effect})`,
-    input: z.object({ label: z.string(), ms: z.number().int().min(0).max(5_000) }),
-    effect,
-    async run({ label, ms }) {
-      const start = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      spans.push({ label, start, end: Date.now() });
-      return { output: `${name} ${label} done` };
-    },
-  });
-}
 
 const TASK = [
   'read three things at once, then read, write, read, read',
@@ -77,7 +55,7 @@ describe('parallel read tool calls', () => {
   it('runs a step’s reads side by side, a write alone, and records results in call order', async () => {
     const spans: Span[] = [];
     const simulator = await startSimulator();
-    const tools = new ToolRegistry([...builtinTools, sleeper('slow_read', ToolEffect.read, spans), sleeper('slow_write', ToolEffect.write, spans)]);
+    const tools = new ToolRegistry([...builtinTools, sleepTool('slow_read', ToolEffect.read, spans), sleepTool('slow_write', ToolEffect.write, spans)]);
     const handle = await stack.runWorker({ model: createModelClient({ baseURL: simulator.baseURL }), tools }, async () => {
       const started = await stack.sessions.start({ task: TASK, model: 'agentd-sim' });
       const result = await stack.sessions.result(started.workflowId);
