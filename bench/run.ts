@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startStack, type Stack } from '../test/helpers/stack';
 import { contextBench } from './context';
 import { decideBench } from './decideBench';
+import { depthBench } from './depth';
 import { factsBench } from './facts';
 import { historyBench } from './history';
 import { launchBench } from './launch';
@@ -57,6 +58,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'facts', title: '5. What survives compaction', needsStack: true, run: (stack) => factsBench(need(stack)) },
   { id: 'context', title: '6. Context over time', needsStack: true, run: (stack, shared) => contextBench(need(stack), shared.tokens, RESULTS_DIR) },
   { id: 'parallelReads', title: 'Parallel reads: tool time of a step with three 300 ms read calls', needsStack: true, run: (stack) => parallelReadsBench(need(stack)) },
+  { id: 'depth', title: 'Flat at depth: the last 100 steps of a 2,000-step session against its first 100', needsStack: true, run: (stack) => depthBench(need(stack)) },
   { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
 ];
 
