@@ -9,6 +9,7 @@
  *   which is where the compaction decision and all other workflow code run.
  */
 import { temporal } from '@temporalio/proto';
+import { loadavg } from 'node:os';
 import type { Stack } from '../test/helpers/stack';
 import { int, num, ratio, say, table, type BenchBody } from './lib/result';
 
@@ -16,11 +17,15 @@ const STEPS = 2_000;
 const WINDOW = 64_000;
 const TASK = `go deep [sim steps=${STEPS} output=8000-8000]`;
 const EDGE = 100;
+const CONTROL_STEPS = EDGE + 20;
+const CONTROL_TASK = `stay shallow [sim steps=${CONTROL_STEPS} output=8000-8000]`;
 const EventType = temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 interface Step {
   run: number;
+  /** Encoded size of the callModel ActivityTaskScheduled event: its input carries the context's seq runs. */
+  modelCallEventBytes: number;
   /** callModel scheduled (server time, ms). */
   startedAt: number;
   bytes: number;
@@ -29,6 +34,8 @@ interface Step {
 
 interface Run {
   runId: string;
+  /** Encoded size of the run's WorkflowExecutionStarted event: the input and the carried state. */
+  startEventBytes: number;
   events: number;
   bytes: number;
   steps: number;
@@ -52,6 +59,13 @@ export async function depthBench(stack: Stack): Promise<BenchBody> {
     }
   });
   const state = await stack.sessions.state(result.sessionId);
+  // The machine is shared: a fresh session right after the long one shows what a shallow step costs
+  // under the load of the end of the run, so depth and load can be told apart.
+  const control = await stack.withWorker({ contextWindow: WINDOW }, async () => {
+    const handle = await stack.sessions.start({ task: CONTROL_TASK, model: 'agentd-sim', contextWindow: WINDOW, maxSteps: CONTROL_STEPS + 10 });
+    await stack.sessions.result(handle.workflowId);
+    return stepsOf(stack, handle.workflowId);
+  });
   say(`${result.outcome} after ${int(result.steps)} steps in ${runs.length} runs; ${state.compaction.byStrategy.summary} summaries, ${state.compaction.byStrategy.prune} prunes`);
 
   // The session's last step is its `finish`; every step before it has a successor to time it by.
@@ -64,9 +78,14 @@ export async function depthBench(stack: Stack): Promise<BenchBody> {
     meanBytesPerStep: mean(part.map((step) => step.bytes)),
     p50WorkflowTaskMs: percentile(part.map((step) => step.workflowTaskMs), 0.5),
     p90WorkflowTaskMs: percentile(part.map((step) => step.workflowTaskMs), 0.9),
+    meanModelCallEventBytes: mean(part.map((step) => step.modelCallEventBytes)),
   });
   const head = figures(first);
   const tail = figures(last);
+  const controlTimed = control.steps.slice(0, -1).map((step, index) => ({ ...step, latencyMs: control.steps[index + 1]!.startedAt - step.startedAt }));
+  const fresh = figures(controlTimed.slice(0, EDGE));
+  const modelCallBytes = (part: typeof timed) => mean(part.map((step) => step.modelCallEventBytes));
+  say(`fresh session right after, first ${EDGE} steps: p50 ${num(fresh.p50LatencyMs, 0)} ms, workflow time p50 ${num(fresh.p50WorkflowTaskMs, 1)} ms`);
   const latencyRatio = tail.p50LatencyMs / head.p50LatencyMs;
   const bytesRatio = tail.meanBytesPerStep / head.meanBytesPerStep;
   say(`p50 step latency: first ${EDGE} ${num(head.p50LatencyMs, 0)} ms, last ${EDGE} ${num(tail.p50LatencyMs, 0)} ms (${ratio(tail.p50LatencyMs, head.p50LatencyMs)})`);
@@ -90,6 +109,9 @@ export async function depthBench(stack: Stack): Promise<BenchBody> {
       runs,
       first100: head,
       last100: tail,
+      freshSessionAfter: { task: CONTROL_TASK, first100: fresh },
+      lastOverFreshP50Latency: tail.p50LatencyMs / fresh.p50LatencyMs,
+      loadAverageAtEnd: loadavg(),
       lastOverFirstP50Latency: latencyRatio,
       lastOverFirstBytesPerStep: bytesRatio,
       lastOverFirstP50WorkflowTask: tail.p50WorkflowTaskMs / head.p50WorkflowTaskMs,
@@ -103,15 +125,20 @@ export async function depthBench(stack: Stack): Promise<BenchBody> {
       '',
       ...table(
         ['steps', 'p50 step latency', 'p90', 'history bytes / step', 'workflow time / step p50', 'p90'],
-        [row(`first ${EDGE}`, head), row(`last ${EDGE}`, tail)],
+        [row(`first ${EDGE}`, head), row(`last ${EDGE}`, tail), row(`fresh session after it, first ${EDGE}`, fresh)],
       ),
       '',
       `Last ${EDGE} ÷ first ${EDGE}: p50 step latency **${ratio(tail.p50LatencyMs, head.p50LatencyMs)}** (target within 10%: ${Math.abs(latencyRatio - 1) <= 0.1 ? 'met' : 'missed'}), ` +
-        `history bytes per step **${ratio(tail.meanBytesPerStep, head.meanBytesPerStep)}**, workflow time per step ${ratio(tail.p50WorkflowTaskMs, head.p50WorkflowTaskMs)}.`,
+        `history bytes per step **${ratio(tail.meanBytesPerStep, head.meanBytesPerStep)}**, workflow time per step ${ratio(tail.p50WorkflowTaskMs, head.p50WorkflowTaskMs)}. ` +
+        `Against a fresh session run right after (same load as the end of the long one): p50 step latency ${ratio(tail.p50LatencyMs, fresh.p50LatencyMs)}, workflow time ${ratio(tail.p50WorkflowTaskMs, fresh.p50WorkflowTaskMs)}. ` +
+        `The callModel event (whose input lists the context's seq runs) is ${int(modelCallBytes(first))} B in the first ${EDGE} steps and ${int(modelCallBytes(last))} B in the last.`,
       '',
       ...table(
-        ['run', 'steps', 'events', 'history', 'bytes / step'],
-        runs.map((run, index) => [String(index + 1), int(run.steps), int(run.events), `${num(run.bytes / 1024, 0)} KB`, int(run.bytes / Math.max(run.steps, 1))]),
+        ['run', 'steps', 'events', 'history', 'bytes / step', 'start event (input + carry)', 'p50 step latency'],
+        runs.map((run, index) => {
+          const ofRun = timed.filter((step) => step.run === index).map((step) => step.latencyMs);
+          return [String(index + 1), int(run.steps), int(run.events), `${num(run.bytes / 1024, 0)} KB`, int(run.bytes / Math.max(run.steps, 1)), `${int(run.startEventBytes)} B`, `${num(percentile(ofRun, 0.5), 0)} ms`];
+        }),
       ),
     ],
   };
@@ -141,7 +168,7 @@ async function stepsOf(stack: Stack, workflowId: string): Promise<{ runs: Run[];
       const at = timeOf(event);
       const bytes = temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
       if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel') {
-        steps.push({ run: runs.length, startedAt: at, bytes: 0, workflowTaskMs: 0 });
+        steps.push({ run: runs.length, startedAt: at, bytes: 0, workflowTaskMs: 0, modelCallEventBytes: bytes });
       }
       // Events before a run's first step (its start) count to the step that was running.
       const current = steps[steps.length - 1];
@@ -152,7 +179,9 @@ async function stepsOf(stack: Stack, workflowId: string): Promise<{ runs: Run[];
         taskStartedAt = undefined;
       }
     }
-    runs.push({ runId, events: events.length, bytes: temporal.api.history.v1.History.encode(history).finish().length, steps: steps.length - before });
+    const startEvent = events[0];
+    const startEventBytes = startEvent ? temporal.api.history.v1.HistoryEvent.encode(startEvent).finish().length : 0;
+    runs.push({ runId, startEventBytes, events: events.length, bytes: temporal.api.history.v1.History.encode(history).finish().length, steps: steps.length - before });
   }
   return { runs, steps };
 }
