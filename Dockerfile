@@ -26,6 +26,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+# The prebuilt workflow bundle: without it the worker bundles at every start (seconds, and a warning).
+COPY --from=build /app/dist/workflow-bundle.js /app/dist/workflow-bundle.manifest.json ./dist/
 COPY bin ./bin
 # The node image's unprivileged `node` user owns the data folder; volumes mounted there inherit it.
 RUN mkdir -p /data/workspaces && chown -R node:node /data

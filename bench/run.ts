@@ -12,12 +12,15 @@ import { join } from 'node:path';
 import { startStack, type Stack } from '../test/helpers/stack';
 import { contextBench } from './context';
 import { decideBench } from './decideBench';
+import { depthBench } from './depth';
 import { factsBench } from './facts';
 import { consoleBench } from './console';
 import { fleetBench } from './fleet';
 import { historyBench } from './history';
+import { launchBench } from './launch';
 import { int, num, type BenchBody, type BenchResult } from './lib/result';
 import { overheadBench } from './overhead';
+import { parallelReadsBench } from './parallelReads';
 import { tokensBench, type TokensRuns } from './tokens';
 
 const COMMAND = 'npm run bench';
@@ -58,6 +61,9 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'context', title: '6. Context over time', needsStack: true, run: (stack, shared) => contextBench(need(stack), shared.tokens, RESULTS_DIR) },
   { id: 'fleet', title: '7. The fleet from the visibility index: agentd list over 1,000 sessions', needsStack: true, run: (stack) => fleetBench(need(stack)) },
   { id: 'console', title: '8. The console\'s fleet page: one page at 50 and at 200 sessions', needsStack: true, run: (stack) => consoleBench(need(stack)) },
+  { id: 'parallelReads', title: 'Parallel reads: tool time of a step with three 300 ms read calls', needsStack: true, run: (stack) => parallelReadsBench(need(stack)) },
+  { id: 'depth', title: 'Flat at depth: the last 100 steps of a 2,000-step session against its first 100', needsStack: true, run: (stack) => depthBench(need(stack)) },
+  { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
 ];
 
 /** A bad command line: said in one line, exit code 2, nothing started. */

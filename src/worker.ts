@@ -4,7 +4,7 @@
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
 import type { DataConverter } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata, type Logger, type WorkflowBundle } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata, type Logger, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, createHostActivities, type ActivityDeps } from './activities';
 import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
 import { readConfig, usesSimulator, type AgentdConfig } from './config';
@@ -14,7 +14,7 @@ import { describeConnection } from './connection/options';
 import { createModelClient } from './model/client';
 import { hostTaskQueue, TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
-import { McpHub } from './mcp/hub';
+import type { McpHub } from './mcp/hub';
 import { readMcpServers } from './mcp/config';
 import { openStore } from './store/openStore';
 import { describeStore } from './store/storeSetting';
@@ -24,6 +24,7 @@ import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
 import { describeOptionalParts, optionalParts } from './optionalParts';
 import { sandboxSettingsOf } from './sandboxFromConfig';
 import { loadUserTools } from './tools/userTools';
+import { bundlePathFromEnv, checkPrebuiltBundle, WORKFLOWS_ENTRY } from './workflowBundle/prebuiltBundle';
 import { drainOnSignals, requestShutdown } from './workerShutdown';
 
 export interface AgentWorkerOptions {
@@ -31,8 +32,13 @@ export interface AgentWorkerOptions {
   namespace?: string;
   taskQueue?: string;
   deps: ActivityDeps;
-  /** A pre-built workflow bundle (tests build it once per file); otherwise the worker bundles. */
-  workflowBundle?: WorkflowBundle;
+  /**
+   * A workflow bundle built by the caller (tests build it once per file); otherwise the one
+   * `npm run build` wrote, or, when that is missing or stale, the worker bundles at start.
+   */
+  workflowBundle?: WorkflowBundleOption;
+  /** Where the warning about bundling at start goes. @default stderr */
+  log?: (line: string) => void;
   identity?: string;
   /** Payload encryption (`agentdDataConverter`); clients must use the same one. */
   dataConverter?: DataConverter;
@@ -45,14 +51,22 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? TASK_QUEUE,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('./workflows') }),
+    ...workflowCode(options),
     activities: createActivities(options.deps),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),
   });
+}
+
+/** The caller's bundle, else the prebuilt one when it matches this worker's workflow code, else bundling at start. */
+function workflowCode(options: AgentWorkerOptions): { workflowBundle: WorkflowBundleOption } | { workflowsPath: string } {
+  if (options.workflowBundle) return { workflowBundle: options.workflowBundle };
+  const check = checkPrebuiltBundle(bundlePathFromEnv());
+  if (check.usable) return { workflowBundle: { codePath: check.codePath } };
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  log(`agentd worker: ${check.why}; bundling the workflow code at start, which takes seconds (run \`npm run build\` to prebuild it)`);
+  return { workflowsPath: WORKFLOWS_ENTRY };
 }
 
 /** The second worker of a host: only the activities that touch workspaces, on the host's own queue. */
@@ -115,8 +129,8 @@ export interface RunningWorker {
 }
 
 export interface WorkerFromConfigOptions {
-  /** A pre-built workflow bundle; otherwise the worker bundles. */
-  workflowBundle?: WorkflowBundle;
+  /** A pre-built workflow bundle; otherwise the prebuilt one (see `AgentWorkerOptions.workflowBundle`). */
+  workflowBundle?: WorkflowBundleOption;
   /** Where AGENTD_MCP_SERVERS / AGENTD_MCP_CONFIG are read. @default process.env */
   env?: NodeJS.ProcessEnv;
 }
@@ -131,7 +145,8 @@ export async function startWorkerFromConfig(
   const mcpServers = readMcpServers(options.env);
   const simulator = usesSimulator(config) ? await startSimulator() : undefined;
   if (simulator) log(`${SIMULATOR_BANNER} (${simulator.baseURL})`);
-  const mcp = mcpServers.length > 0 ? new McpHub(mcpServers) : undefined;
+  // The MCP client library takes a noticeable part of a worker's start; most workers have no MCP server.
+  const mcp: McpHub | undefined = mcpServers.length > 0 ? new (await import('./mcp/hub.js')).McpHub(mcpServers) : undefined;
   const dataConverter = agentdDataConverter(config.encryption);
   let store: TranscriptStore | undefined;
   let connection: NativeConnection | undefined;
@@ -148,6 +163,7 @@ export async function startWorkerFromConfig(
       namespace: config.connection.namespace,
       shutdownGraceSeconds: config.shutdownGraceSeconds,
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      log,
       ...(dataConverter ? { dataConverter } : {}),
       deps: {
         store,
@@ -163,8 +179,8 @@ export async function startWorkerFromConfig(
         host,
       },
     };
-    worker = await createAgentWorker(workerOptions);
-    hostWorker = await createHostWorker({ ...workerOptions, hostTaskQueue: host.taskQueue });
+    // Side by side: loading the workflow bundle into its sandbox is most of a worker's start.
+    [worker, hostWorker] = await Promise.all([createAgentWorker(workerOptions), createHostWorker({ ...workerOptions, hostTaskQueue: host.taskQueue })]);
   } catch (error) {
     await connection?.close();
     await store?.close();

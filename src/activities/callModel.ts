@@ -25,7 +25,7 @@ export function createCallModel(deps: ActivityDeps) {
     // before the request: an attempt whose worker was paused (SIGSTOP, a frozen VM) past its
     // timeout wakes up here while another attempt may have stored the reply meanwhile.
     const stored = await store.get(input.sessionId, input.seq);
-    if (stored) return resultOf(stored, true, toolSchemaTokens);
+    if (stored) return resultOf(stored, true, toolSchemaTokens, tools);
     const completion = await withHeartbeat((signal) =>
       model.chat.completions
         .create(
@@ -51,7 +51,7 @@ export function createCallModel(deps: ActivityDeps) {
         model: completion.model,
       }),
     );
-    return resultOf(saved, false, toolSchemaTokens);
+    return resultOf(saved, false, toolSchemaTokens, tools);
   };
 }
 
@@ -81,16 +81,20 @@ function replyOf(completion: OpenAI.Chat.Completions.ChatCompletion): ChatMessag
   return parsed.data;
 }
 
-function resultOf(stored: StoredMessage, replayed: boolean, toolSchemaTokens: number): CallModelResult {
+function resultOf(stored: StoredMessage, replayed: boolean, toolSchemaTokens: number, tools: ToolRegistry): CallModelResult {
   const { message } = stored;
   if (message.role !== 'assistant') {
     throw new Error(`seq ${stored.seq} of session ${stored.sessionId} holds a ${message.role} message, not a reply`);
   }
-  const toolCalls = (message.tool_calls ?? []).map((call) => ({
-    id: call.id,
-    name: call.function.name,
-    fingerprint: fingerprintOf(call.function.name, call.function.arguments),
-  }));
+  const toolCalls = (message.tool_calls ?? []).map((call) => {
+    const effect = tools.get(call.function.name)?.effect;
+    return {
+      id: call.id,
+      name: call.function.name,
+      fingerprint: fingerprintOf(call.function.name, call.function.arguments),
+      ...(effect === undefined ? {} : { effect }),
+    };
+  });
   const usage = (stored.meta.usage as ModelUsage | undefined) ?? { promptTokens: 0, completionTokens: 0 };
   return {
     measure: measureOf(stored),

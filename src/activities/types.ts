@@ -7,6 +7,7 @@ import type { ChatMessage } from '../model/messages';
 import type { MessageMeasure } from '../policy/ledger';
 import type { SeqRun } from '../policy/seqRuns';
 import { SummaryRejection } from '../model/summaryAcceptance';
+import type { ToolEffect } from '../tools/tool';
 
 export interface StoreMessagesInput {
   sessionId: string;
@@ -41,9 +42,11 @@ export interface CallModelResult {
   measure: MessageMeasure;
   /**
    * The calls to run, by id and tool name; their arguments stay in the store, only a short hash of
-   * name and arguments (`fingerprint`) comes along, for the repeated-call guard.
+   * name and arguments (`fingerprint`) comes along, for the repeated-call guard. `effect` is the
+   * named tool's (absent for a tool the session does not have, and in histories from before it):
+   * consecutive `read` calls run side by side.
    */
-  toolCalls: Array<{ id: string; name: string; fingerprint?: string }>;
+  toolCalls: Array<{ id: string; name: string; fingerprint?: string; effect?: ToolEffect }>;
   /** The reply's text when it ends the turn (no tool calls), capped to `ANSWER_PREVIEW_CHARS`. */
   text?: string;
   usage: ModelUsage;

@@ -33,15 +33,21 @@ export interface Directive {
   readonly summarizer?: SummarizerBehaviour;
 }
 
-/** A tool call a test asked for by name with a `[sim call <tool> <json-args>]` line. */
+/**
+ * A tool call a test asked for by name with a `[sim call <tool> <json-args>]` line; a
+ * `[sim also <tool> <json-args>]` line adds one more call to the same step (one reply, many calls).
+ */
 interface ScriptedCall {
   readonly name: string;
   readonly args: Record<string, unknown>;
 }
 
-const DIRECTIVE = /\[sim\b(?!\s+call\s)([^\]]*)\]/;
+/** The calls of one scripted step, in the order the reply declares them. */
+type ScriptedStep = readonly ScriptedCall[];
+
+const DIRECTIVE = /\[sim\b(?!\s+(?:call|also)\s)([^\]]*)\]/;
 // A whole line, so the JSON arguments may hold brackets of their own.
-const SCRIPTED_CALL = /^\s*\[sim\s+call\s+(\S+)\s+(.*)\]\s*$/gm;
+const SCRIPTED_CALL = /^\s*\[sim\s+(call|also)\s+(\S+)\s+(.*)\]\s*$/gm;
 const CALL_ID = /^call_(\d+)_(\d+)_[0-9a-f]{8}$/;
 
 /** Parts that do not parse are ignored: a typo must not crash the scripted agent. */
@@ -71,22 +77,26 @@ export function parseDirective(text: string): Directive | undefined {
 }
 
 /**
- * The `[sim call …]` lines of a user message, in order. A line whose arguments are not a JSON
- * object is left out, as a typo in a directive is elsewhere.
+ * The `[sim call …]` lines of a user message, in order, each a step with the `[sim also …]` lines
+ * after it. A line whose arguments are not a JSON object is left out, as a typo in a directive is
+ * elsewhere; an `also` with no step before it starts one.
  */
-function parseScriptedCalls(text: string): ScriptedCall[] {
-  const calls: ScriptedCall[] = [];
+function parseScriptedCalls(text: string): ScriptedStep[] {
+  const steps: ScriptedCall[][] = [];
   for (const found of text.matchAll(SCRIPTED_CALL)) {
     try {
-      const args: unknown = JSON.parse(found[2] ?? '');
+      const args: unknown = JSON.parse(found[3] ?? '');
       if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
-        calls.push({ name: found[1] ?? '', args: args as Record<string, unknown> });
+        const call = { name: found[2] ?? '', args: args as Record<string, unknown> };
+        const last = steps[steps.length - 1];
+        if (found[1] === 'also' && last !== undefined) last.push(call);
+        else steps.push([call]);
       }
     } catch {
       // not JSON: ignored like any other malformed directive part
     }
   }
-  return calls;
+  return steps;
 }
 
 /** The step a tool call id was made for, if it is one of the script's ids. */
@@ -108,7 +118,7 @@ interface Turn {
   readonly budget: number;
   readonly output: ByteRange;
   /** Steps 1..n make these calls; the usual cycle of tools takes the steps after them. */
-  readonly scripted: readonly ScriptedCall[];
+  readonly scripted: readonly ScriptedStep[];
 }
 
 function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean, before = items.length): number {
@@ -209,9 +219,9 @@ function notesFor(turn: Turn, step: number): string {
   ].join('\n');
 }
 
-function toolCall(turn: Turn, step: number, name: string, args: Record<string, unknown>): ToolCall {
+function toolCall(turn: Turn, step: number, name: string, args: Record<string, unknown>, index = 0): ToolCall {
   return {
-    id: `call_${step}_0_${shortHash(turn.userText, step)}`,
+    id: `call_${step}_${index}_${shortHash(turn.userText, step)}`,
     type: 'function',
     function: { name, arguments: JSON.stringify(args) },
   };
@@ -243,8 +253,14 @@ function commandsRefused(messages: readonly ChatMessage[]): boolean {
 
 function stepReply(turn: Turn, step: number, marker: string | undefined, noCommands: boolean): AssistantReply {
   const at = `Step ${step} of ${turn.budget}:`;
-  const call = turn.scripted[step - 1];
-  if (call !== undefined) return act(turn, step, `${at} calling ${call.name} as scripted.`, call.name, call.args);
+  const calls = turn.scripted[step - 1];
+  if (calls !== undefined) {
+    return {
+      role: 'assistant',
+      content: `${at} calling ${calls.map((call) => call.name).join(', ')} as scripted.`,
+      tool_calls: calls.map((call, index) => toolCall(turn, step, call.name, call.args, index)),
+    };
+  }
   // The usual cycle starts over after the scripted calls, so its notes are written before they are read.
   return cycleReply(turn, step, step - turn.scripted.length, at, marker, noCommands);
 }

@@ -14,6 +14,7 @@ import { callModelWithinWindow } from './modelCall';
 import type { EarlierCarry } from './sessionCarry';
 import { SessionRun } from './sessionRun';
 import { sessionState } from './sessionState';
+import { runToolCalls } from './toolCallBatches';
 
 /** Marks histories whose last `compactNow` is served before the session ends; older ones left it open. */
 const SERVE_COMPACT_NOW_AT_END_PATCH = 'serve-compact-now-at-end';
@@ -66,8 +67,8 @@ async function takeStep(run: SessionRun): Promise<void> {
   const reply = await callModelWithinWindow(run);
   run.recordReply(reply);
   // Every declared call gets its result, even after `finish`: an unanswered call would make an
-  // OpenAI-compatible server reject every later request of the session.
-  for (const call of reply.toolCalls) await run.recordToolResult(await run.runTool(call, reply.measure.seq));
+  // OpenAI-compatible server reject every later request of the session. Reads run side by side.
+  await runToolCalls(run, reply.toolCalls, reply.measure.seq);
   await run.endStep();
 }
 

@@ -19,6 +19,7 @@ import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
 import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
 import { SessionTranscript } from './sessionTranscript';
+import type { ToolCall, ToolCallRunner } from './toolCallBatches';
 import { WorkspaceAffinity } from './workspaceAffinity';
 
 const TOOL_CALLS_SHOWN = 10;
@@ -26,7 +27,7 @@ const WARNINGS_KEPT = 20;
 
 type Ended = typeof SessionStatus.completed | typeof SessionStatus.failed | typeof SessionStatus.cancelled;
 
-export class SessionRun {
+export class SessionRun implements ToolCallRunner {
   readonly carry: SessionCarry;
   readonly activities: SessionActivities;
   readonly budget: SessionBudget;
@@ -149,7 +150,7 @@ export class SessionRun {
   }
 
   /** Runs one declared tool call of the reply stored under `callSeq`, on the workspace's host. */
-  runTool(call: CallModelResult['toolCalls'][number], callSeq: number): Promise<RunToolResult> {
+  runTool(call: ToolCall, callSeq: number): Promise<RunToolResult> {
     return this.affinity.runTool({
       sessionId: this.sessionId,
       seq: this.transcript.allocateSeq(),

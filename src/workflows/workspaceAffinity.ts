@@ -18,6 +18,8 @@ type RunTool = (input: RunToolInput) => Promise<RunToolResult>;
 
 export class WorkspaceAffinity {
   private readonly byQueue = new Map<string, RunTool>();
+  private claiming?: Promise<void>;
+  private failingOver?: Promise<void>;
 
   constructor(
     private readonly sessionId: string,
@@ -33,15 +35,43 @@ export class WorkspaceAffinity {
   /** Runs the tool call on the host that owns the workspace, failing over when that host is gone. */
   async runTool(toolInput: RunToolInput): Promise<RunToolResult> {
     if (!patched(AFFINITY_PATCH)) return this.activities.runTool(toolInput);
-    this.carried.claim ??= await this.activities.claimWorkspace({ sessionId: this.sessionId });
+    if (!this.carried.claim) await this.claimOnce();
     for (;;) {
-      const claim = this.carried.claim;
+      const claim = this.carried.claim!;
       try {
         return await this.runToolOn(claim.taskQueue)(toolInput);
       } catch (error) {
         if (!isScheduleToStartTimeout(error)) throw error;
-        await this.failOver(claim);
+        await this.failOverOnce(claim);
       }
+    }
+  }
+
+  /**
+   * Calls running side by side (reads) share one claim and one failover: the first to need it
+   * asks, the others wait for its answer. One call at a time, this is a plain claim.
+   */
+  private async claimOnce(): Promise<void> {
+    if (this.claiming) return this.claiming;
+    this.claiming = this.activities.claimWorkspace({ sessionId: this.sessionId }).then((claim) => {
+      this.carried.claim = claim;
+    });
+    try {
+      await this.claiming;
+    } finally {
+      this.claiming = undefined;
+    }
+  }
+
+  private async failOverOnce(from: WorkspaceClaim): Promise<void> {
+    // Another call of the batch already moved the session on: retry there.
+    if (this.carried.claim !== from) return;
+    if (this.failingOver) return this.failingOver;
+    this.failingOver = this.failOver(from);
+    try {
+      await this.failingOver;
+    } finally {
+      this.failingOver = undefined;
     }
   }
 

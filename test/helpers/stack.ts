@@ -1,9 +1,10 @@
 /**
  * The real stack for workflow tests: a dev server, a transcript store in a temp SQLite file, the
- * workflow bundle built once per test file, and a fresh worker (with its own simulator) per test.
+ * workflow bundle (the one `npm run build` wrote, when it matches the compiled workflow code; else
+ * built once per test file), and a fresh worker (with its own simulator) per test.
  */
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type WorkflowBundleOption } from '@temporalio/worker';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
 import { createBuiltinRegistry } from '../../src/tools/registry';
 import type { ActivityDeps } from '../../src/activities';
 import { createAgentWorker } from '../../src/worker';
+import { checkPrebuiltBundle, DEFAULT_BUNDLE_PATH } from '../../src/workflowBundle/prebuiltBundle';
 import { entryPoint, finished, spawnNode, type Finished } from './processes';
 import { startTestTemporal, type TestTemporal } from './temporal';
 
@@ -29,7 +31,7 @@ export interface Stack {
   dir: string;
   storeFile: string;
   workspaceRoot: string;
-  bundle: WorkflowBundle;
+  bundle: WorkflowBundleOption;
   /** Runs `work` while a fresh worker, talking to a fresh simulator, polls the task queue. */
   withWorker<T>(simulatorOptions: SimulatorOptions, work: (simulator: RunningSimulator) => Promise<T>): Promise<T>;
   /** Runs `work` while a fresh worker with the given model client (and other deps) polls the task queue. */
@@ -65,10 +67,10 @@ export async function startStackOn(temporal: TestTemporal, options: { logLevel?:
   const store = new SqliteTranscriptStore(storeFile);
   const connection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection });
-  const bundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
-    logger: new DefaultLogger('WARN'),
-  });
+  const prebuilt = checkPrebuiltBundle(DEFAULT_BUNDLE_PATH);
+  const bundle: WorkflowBundleOption = prebuilt.usable
+    ? { codePath: prebuilt.codePath }
+    : await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
 
   async function runWorker<T>(deps: WorkerDeps, work: () => Promise<T>): Promise<T> {
     const workerConnection = await NativeConnection.connect({ address: temporal.address });

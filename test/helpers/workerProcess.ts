@@ -10,6 +10,8 @@ export interface WorkerEnv {
   readonly modelBaseURL: string;
   /** Anything else the worker should see (e.g. PATH for the commands its tools run). */
   readonly extra?: NodeJS.ProcessEnv;
+  /** Called with each line the worker writes to stderr, as it comes (for timing a log line). */
+  readonly onStderr?: (line: string) => void;
 }
 
 export interface WorkerProcess {
@@ -31,6 +33,15 @@ export function startWorkerProcess(env: WorkerEnv): WorkerProcess {
     ...env.extra,
   });
   const done = finished(child);
+  if (env.onStderr) {
+    const onStderr = env.onStderr;
+    let partial = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) onStderr(line);
+    });
+  }
   let exited = false;
   // A test that times out or throws must not leave workers polling behind it.
   const killOnExit = () => child.kill('SIGKILL');
