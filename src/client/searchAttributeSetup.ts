@@ -27,8 +27,13 @@ export async function missingSearchAttributes(operator: OperatorService, namespa
 export async function registerSearchAttributes(operator: OperatorService, namespace: string): Promise<SessionAttribute[]> {
   const missing = await missingSearchAttributes(operator, namespace);
   if (missing.length === 0) return [];
-  await operator.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((key) => [key.name, PROTO_TYPES[key.type]])) });
+  await operator.addSearchAttributes({ namespace, searchAttributes: indexedValueTypes(missing) });
   return missing;
+}
+
+/** `keys` as `addSearchAttributes` takes them: name to indexed value type. */
+export function indexedValueTypes(keys: readonly SessionAttribute[] = SESSION_SEARCH_ATTRIBUTES): Record<string, temporal.api.enums.v1.IndexedValueType> {
+  return Object.fromEntries(keys.map((key) => [key.name, PROTO_TYPES[key.type]]));
 }
 
 /** The stock-CLI commands that register `keys` (what an operator without agentd's access runs). */

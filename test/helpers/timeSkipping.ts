@@ -12,6 +12,7 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { indexedValueTypes } from '../../src/client/searchAttributeSetup';
 import { repoRoot } from './repo';
 
 /** The launcher the SDK runs; `fetch` and `run PORT` by hand too. */
@@ -31,18 +32,19 @@ export function ensureTestServer(): Promise<string> {
   return fetched;
 }
 
-/** A fresh time-skipping environment with its own server; `teardown()` kills the server. */
+/** A fresh time-skipping environment with its own server and the session search attributes; `teardown()` kills the server. */
 export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
   await ensureTestServer();
   const start = () =>
     TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: TEST_SERVER_LAUNCHER } } });
+  let env: TestWorkflowEnvironment;
   try {
-    return await start();
+    env = await start();
   } catch (first) {
     // The one way this fails once java and the jars are there is a JVM slower than sdk-core's 5 s
     // wait (a machine under load): a second start finds the JVM's files in the page cache.
     try {
-      return await start();
+      env = await start();
     } catch (second) {
       throw new Error(
         `the Java time-skipping test server did not start twice (${describe(first)}; then ${describe(second)}); ` +
@@ -51,6 +53,10 @@ export async function startTimeSkipping(): Promise<TestWorkflowEnvironment> {
       );
     }
   }
+  // Like every dev server agentd starts, the test server needs the session search attributes: an
+  // upsert of one it does not know fails the workflow task, and the session never moves.
+  await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes: indexedValueTypes() });
+  return env;
 }
 
 /** Runs the launcher; its stderr (the fetch's progress line, or why it failed) goes to ours as it comes. */
