@@ -184,7 +184,7 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-async function idleRss(stack: Stack) {
+export async function idleRss(stack: Stack, workerEnv: NodeJS.ProcessEnv = {}) {
   const waiting = new Map<string, () => void>();
   const simulator = await startSimulator({
     observe: (request) => {
@@ -199,7 +199,7 @@ async function idleRss(stack: Stack) {
     storeFile: join(stack.dir, 'rss-transcripts.db'),
     workspaceRoot: join(stack.dir, 'rss-workspaces'),
     modelBaseURL: simulator.baseURL,
-    extra: { AGENTD_WORKFLOW_CACHE_SIZE: String(DEFAULT_WORKFLOW_CACHE_SIZE) },
+    extra: { AGENTD_WORKFLOW_CACHE_SIZE: String(DEFAULT_WORKFLOW_CACHE_SIZE), ...workerEnv },
   });
   const handles: WorkflowHandle[] = [];
   try {

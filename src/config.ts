@@ -48,7 +48,7 @@ export interface AgentdConfig {
   maxUserTextBytes: number;
   /**
    * Sessions the worker keeps in its workflow cache (`AGENTD_WORKFLOW_CACHE_SIZE`); others are
-   * evicted and replayed on their next message. 0 keeps none. @default 100
+   * evicted and replayed on their next message. 0 keeps none. @default 50
    */
   workflowCacheSize: number;
 }

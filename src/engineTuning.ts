@@ -1,12 +1,12 @@
 /**
  * The settings that take latency out of a step, server side and worker side, in one table: the dev
  * server that `agentd dev` and the tests start applies `server`, and `createAgentWorker` applies
- * `worker`. docs/design.md ("Where a step's time goes") gives the measurements behind each entry.
+ * `worker`. DESIGN §8 "Where a step's time goes" gives the measurements behind each entry.
  * A production cluster is configured by its operator; the worker side applies there too.
  */
 
 /** Idle sessions kept in a worker's workflow cache unless AGENTD_WORKFLOW_CACHE_SIZE says otherwise. */
-export const DEFAULT_WORKFLOW_CACHE_SIZE = 100;
+export const DEFAULT_WORKFLOW_CACHE_SIZE = 50;
 
 export const ENGINE_TUNING = {
   server: {
@@ -42,7 +42,8 @@ export const ENGINE_TUNING = {
      * Workflows kept in memory between tasks (AGENTD_WORKFLOW_CACHE_SIZE overrides it). The SDK's
      * default grows with the heap (over a thousand here), and each cached session holds ~1.8 MB; an
      * evicted one costs nothing until its next message, which then replays its run's history.
-     * A hundred covers a hundred sessions stepping at once with no replay between their steps.
+     * Fifty covers fifty sessions stepping at once with no replay between their steps, and kept
+     * 500 idle sessions under 1 MB each where a hundred did not (1.3 MB; twenty: 0.4 MB).
      */
     maxCachedWorkflows: DEFAULT_WORKFLOW_CACHE_SIZE,
     /**
