@@ -42,8 +42,8 @@ export const ENGINE_TUNING = {
      * Workflows kept in memory between tasks (AGENTD_WORKFLOW_CACHE_SIZE overrides it). The SDK's
      * default grows with the heap (over a thousand here), and each cached session holds ~1.8 MB; an
      * evicted one costs nothing until its next message, which then replays its run's history.
-     * Fifty covers fifty sessions stepping at once with no replay between their steps, and kept
-     * 500 idle sessions under 1 MB each where a hundred did not (1.3 MB; twenty: 0.4 MB).
+     * Fifty covers fifty sessions stepping at once with no replay between their steps; 500 idle
+     * sessions cost 1.17 MB each with it, 1.3 MB with a hundred (bench/results/bench-overhead.md).
      */
     maxCachedWorkflows: DEFAULT_WORKFLOW_CACHE_SIZE,
     /**
