@@ -1,17 +1,23 @@
 /**
  * Benchmark 2, orchestration overhead: steps per second of one session and of 50 concurrent ones
- * against a zero-latency simulator (so the time is agentd's and Temporal's), and the worker's RSS
- * per session with 500 sessions idle, waiting for a message — the worker in a child process, so its
- * RSS is the worker's alone; the baseline is the same worker with no session open.
+ * against a zero-latency simulator, each against the bare floor (bench/floor: a workflow of the same
+ * two activities per step doing nothing) on the same server in the same process; where a step's
+ * time goes, from both histories; and the worker's RSS per session with 500 sessions idle, waiting
+ * for a message — the worker in a child process, so its RSS is the worker's alone; the baseline is
+ * the same worker with no session open — with the latency of waking a cached session against an
+ * evicted one (replayed).
  */
 import type { WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../src/engineTuning';
 import { startSimulator } from '../src/simulator/server';
 import { SessionStatus } from '../src/session/state';
 import type { Stack } from '../test/helpers/stack';
 import { startWorkerProcess } from '../test/helpers/workerProcess';
+import { withFloorWorker } from './floor/floorRun';
 import { int, mb, num, ratio, say, table, type BenchBody } from './lib/result';
+import { timelineOf, type Timeline } from './lib/stepTimeline';
 
 const SINGLE_STEPS = 100;
 const CONCURRENT = 50;
@@ -53,33 +59,147 @@ async function allWaiting(stack: Stack, handles: readonly WorkflowHandle[]): Pro
   }
 }
 
-async function throughput(stack: Stack) {
-  return stack.withWorker({}, async () => {
-    let started = performance.now();
-    const single = await stack.sessions.start({ task: `one session [sim steps=${SINGLE_STEPS} ${OUTPUT}]`, model: 'agentd-sim', maxSteps: SINGLE_STEPS + 10 });
-    const singleResult = await stack.sessions.result(single.workflowId);
-    const singleSeconds = (performance.now() - started) / 1000;
-
-    started = performance.now();
-    const handles = await Promise.all(
-      Array.from({ length: CONCURRENT }, (_, n) =>
-        stack.sessions.start({ task: `concurrent session ${n} [sim steps=${CONCURRENT_STEPS} ${OUTPUT}]`, model: 'agentd-sim' }),
-      ),
-    );
-    const results = await Promise.all(handles.map((handle) => stack.sessions.result(handle.workflowId)));
-    const concurrentSeconds = (performance.now() - started) / 1000;
-    const concurrentSteps = results.reduce((sum, result) => sum + result.steps, 0);
-    return { singleSteps: singleResult.steps, singleSeconds, concurrentSteps, concurrentSeconds };
-  });
+/** How big each throughput run is; the test runs the same harness at a small scale. */
+export interface ThroughputScale {
+  readonly singleSteps: number;
+  readonly concurrent: number;
+  readonly concurrentSteps: number;
+  /** Rounds of floor-then-agentd; alternating keeps a change of load on the machine from favouring one. */
+  readonly rounds: number;
 }
 
-async function idleRss(stack: Stack) {
-  const simulator = await startSimulator({});
+export const FULL_SCALE: ThroughputScale = { singleSteps: SINGLE_STEPS, concurrent: CONCURRENT, concurrentSteps: CONCURRENT_STEPS, rounds: 3 };
+
+/** Steps and wall time summed over the rounds of one workload. */
+export interface Throughput {
+  readonly steps: number;
+  readonly seconds: number;
+  readonly perRound: readonly number[];
+}
+
+export interface FloorComparison {
+  readonly single: { readonly agentd: Throughput; readonly floor: Throughput };
+  readonly concurrent: { readonly agentd: Throughput; readonly floor: Throughput };
+  /** The last round's single workflow of each, read from its history. */
+  readonly timelines: { readonly agentd: StepTimeline; readonly floor: StepTimeline };
+}
+
+export interface StepTimeline extends Timeline {
+  readonly steps: number;
+}
+
+const rate = (run: { steps: number; seconds: number }) => run.steps / run.seconds;
+
+function summed(runs: readonly { steps: number; seconds: number }[]): Throughput {
+  return {
+    steps: runs.reduce((sum, run) => sum + run.steps, 0),
+    seconds: runs.reduce((sum, run) => sum + run.seconds, 0),
+    perRound: runs.map((run) => run.steps / run.seconds),
+  };
+}
+
+/** `count` agentd sessions of `steps` steps at once, against the zero-latency simulator. */
+async function agentdSessions(stack: Stack, count: number, steps: number, label: string) {
+  const started = performance.now();
+  const handles = await Promise.all(
+    Array.from({ length: count }, (_, n) =>
+      stack.sessions.start({ task: `${label} ${n} [sim steps=${steps} ${OUTPUT}]`, model: 'agentd-sim', maxSteps: steps + 10 }),
+    ),
+  );
+  const results = await Promise.all(handles.map((handle) => stack.sessions.result(handle.workflowId)));
+  const workflowIds = handles.map((handle) => handle.workflowId);
+  return { steps: results.reduce((sum, result) => sum + result.steps, 0), seconds: (performance.now() - started) / 1000, workflowIds };
+}
+
+/**
+ * agentd against the bare floor, same server, same process, same worker settings: 1 session and
+ * `concurrent` sessions, each workload in `rounds` rounds of floor then agentd.
+ */
+export async function compareWithFloor(stack: Stack, scale: ThroughputScale): Promise<FloorComparison> {
+  const runs = { singleFloor: [], singleAgentd: [], concurrentFloor: [], concurrentAgentd: [] } as Record<string, { steps: number; seconds: number; workflowIds: readonly string[] }[]>;
+  await stack.withWorker({}, () =>
+    withFloorWorker(stack, async (floor) => {
+      // Warm-up of both, so neither pays for loading its bundle or the store's first statements.
+      await floor.run(1, 2);
+      await agentdSessions(stack, 1, 2, 'warm-up');
+      for (let round = 0; round < scale.rounds; round++) {
+        runs.singleFloor!.push(await floor.run(1, scale.singleSteps));
+        runs.singleAgentd!.push(await agentdSessions(stack, 1, scale.singleSteps, 'one session'));
+        runs.concurrentFloor!.push(await floor.run(scale.concurrent, scale.concurrentSteps));
+        runs.concurrentAgentd!.push(await agentdSessions(stack, scale.concurrent, scale.concurrentSteps, 'concurrent session'));
+      }
+    }),
+  );
+  const lastOf = async (list: { steps: number; workflowIds: readonly string[] }[]): Promise<StepTimeline> => {
+    const last = list[list.length - 1]!;
+    return { ...(await timelineOf(stack.client, last.workflowIds[0]!)), steps: last.steps };
+  };
+  return {
+    single: { agentd: summed(runs.singleAgentd!), floor: summed(runs.singleFloor!) },
+    concurrent: { agentd: summed(runs.concurrentAgentd!), floor: summed(runs.concurrentFloor!) },
+    timelines: { agentd: await lastOf(runs.singleAgentd!), floor: await lastOf(runs.singleFloor!) },
+  };
+}
+
+/** Wakes measured of each kind; their median is reported. */
+const WAKES = 5;
+/** Sessions queried between two wakes of an evicted one: more than the cache holds, so it is out for sure. */
+const EVICTING_TOUCHES = DEFAULT_WORKFLOW_CACHE_SIZE + 25;
+
+interface Wakes {
+  readonly cachedMs: readonly number[];
+  readonly evictedMs: readonly number[];
+}
+
+/**
+ * Message to model request: how long after `send` the woken session's model call reaches the
+ * simulator. A session queried just before is in the worker's cache; one followed by more queries
+ * to other sessions than the cache holds is not, and replays its run's history first.
+ */
+async function wakeLatencies(stack: Stack, handles: readonly WorkflowHandle[], requestSeen: (tag: string) => Promise<void>): Promise<Wakes> {
+  const cachedMs: number[] = [];
+  const evictedMs: number[] = [];
+  const touch = (list: readonly WorkflowHandle[]) => inBatches(list, (handle) => stack.sessions.state(handle.workflowId));
+  const wake = async (handle: WorkflowHandle, tag: string) => {
+    const seen = requestSeen(tag);
+    const started = performance.now();
+    await stack.sessions.send(handle.workflowId, `wake up ${tag} [sim steps=0]`);
+    await seen;
+    return performance.now() - started;
+  };
+  for (let n = 0; n < WAKES; n++) {
+    const evicted = handles[n]!;
+    const others = handles.slice(WAKES + n * EVICTING_TOUCHES, WAKES + (n + 1) * EVICTING_TOUCHES);
+    await touch(others.length >= EVICTING_TOUCHES ? others : handles.slice(-EVICTING_TOUCHES));
+    evictedMs.push(await wake(evicted, `evicted-${n}`));
+    const cached = handles[handles.length - 1 - n]!;
+    await touch([cached]);
+    cachedMs.push(await wake(cached, `cached-${n}`));
+  }
+  return { cachedMs, evictedMs };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+export async function idleRss(stack: Stack, workerEnv: NodeJS.ProcessEnv = {}) {
+  const waiting = new Map<string, () => void>();
+  const simulator = await startSimulator({
+    observe: (request) => {
+      const last = request.messages[request.messages.length - 1];
+      if (last?.role !== 'user' || typeof last.content !== 'string') return;
+      for (const [tag, resolve] of waiting) if (last.content.includes(tag)) resolve();
+    },
+  });
+  const requestSeen = (tag: string) => new Promise<void>((resolve) => waiting.set(tag, resolve)).finally(() => waiting.delete(tag));
   const worker = startWorkerProcess({
     temporalAddress: stack.temporal.address,
     storeFile: join(stack.dir, 'rss-transcripts.db'),
     workspaceRoot: join(stack.dir, 'rss-workspaces'),
     modelBaseURL: simulator.baseURL,
+    extra: { AGENTD_WORKFLOW_CACHE_SIZE: String(DEFAULT_WORKFLOW_CACHE_SIZE), ...workerEnv },
   });
   const handles: WorkflowHandle[] = [];
   try {
@@ -96,12 +216,14 @@ async function idleRss(stack: Stack) {
         (n) => stack.sessions.start({ task: `idle session ${n} [sim steps=0]`, model: 'agentd-sim', awaitMessagesSeconds: 86_400 }),
       )),
     );
-    // Each has finished its first turn and waits for a message (a timer in the workflow, cached in the worker).
+    // Each has finished its first turn and waits for a message (a timer in the workflow); the
+    // worker keeps the most recent DEFAULT_WORKFLOW_CACHE_SIZE of them in its cache.
     await allWaiting(stack, handles);
     const settledSeconds = (performance.now() - started) / 1000;
     await sleep(SETTLE_MS);
     const loaded = rssBytes(worker.pid);
-    return { baseline, loaded, settledSeconds };
+    const wakes = await wakeLatencies(stack, handles, requestSeen);
+    return { baseline, loaded, settledSeconds, wakes };
   } finally {
     await inBatches(handles, (handle) => handle.terminate('benchmark done').catch(() => undefined));
     await worker.stop();
@@ -109,41 +231,108 @@ async function idleRss(stack: Stack) {
   }
 }
 
+const perStep = (ms: number, timeline: StepTimeline) => `${num(ms / timeline.steps, 1)} ms`;
+
+/** The phases of a step, floor beside agentd, from the two single-workflow histories. */
+function timelineRows(floor: StepTimeline, agentd: StepTimeline): string[][] {
+  const model = (timeline: StepTimeline) => (timeline.activityRunMs.floorModel ?? 0) + (timeline.activityRunMs.callModel ?? 0);
+  const tool = (timeline: StepTimeline) => (timeline.activityRunMs.floorTool ?? 0) + (timeline.activityRunMs.runTool ?? 0);
+  const other = (timeline: StepTimeline) => Object.values(timeline.activityRunMs).reduce((sum, ms) => sum + ms, 0) - model(timeline) - tool(timeline);
+  const accounted = (timeline: StepTimeline) =>
+    timeline.workflowTaskDispatchMs + timeline.workflowTaskRunMs + timeline.activityDispatchMs + model(timeline) + tool(timeline) + other(timeline);
+  const row = (label: string, of: (timeline: StepTimeline) => number) => [label, perStep(of(floor), floor), perStep(of(agentd), agentd)];
+  return [
+    ['workflow tasks per step', num(floor.workflowTasks / floor.steps, 2), num(agentd.workflowTasks / agentd.steps, 2)],
+    ['activities per step', num(floor.activities / floor.steps, 2), num(agentd.activities / agentd.steps, 2)],
+    row('workflow task scheduled → started (server hands it to the worker)', (timeline) => timeline.workflowTaskDispatchMs),
+    row('workflow task started → completed (worker runs the workflow code, replies)', (timeline) => timeline.workflowTaskRunMs),
+    row('activity scheduled → started (0 when eager)', (timeline) => timeline.activityDispatchMs),
+    row('model activity started → completed', model),
+    row('tool activity started → completed', tool),
+    row('other activities (storeMessages at open, claimWorkspace)', other),
+    row('rest (between one event and the next task)', (timeline) => timeline.totalMs - accounted(timeline)),
+    row('**whole step**', (timeline) => timeline.totalMs),
+  ];
+}
+
 export async function overheadBench(stack: Stack): Promise<BenchBody> {
-  const speed = await throughput(stack);
-  const singleRate = speed.singleSteps / speed.singleSeconds;
-  const concurrentRate = speed.concurrentSteps / speed.concurrentSeconds;
-  say(`1 session: ${speed.singleSteps} steps in ${num(speed.singleSeconds, 1)} s = ${num(singleRate, 1)} steps/s`);
-  say(`${CONCURRENT} sessions: ${speed.concurrentSteps} steps in ${num(speed.concurrentSeconds, 1)} s = ${num(concurrentRate, 1)} steps/s (${ratio(concurrentRate, singleRate)} one session)`);
+  const scale = FULL_SCALE;
+  const speed = await compareWithFloor(stack, scale);
+  const single = { agentd: rate(speed.single.agentd), floor: rate(speed.single.floor) };
+  const concurrent = { agentd: rate(speed.concurrent.agentd), floor: rate(speed.concurrent.floor) };
+  say(`1 session: agentd ${num(single.agentd, 1)} steps/s, floor ${num(single.floor, 1)} → ${ratio(single.agentd, single.floor)} the floor`);
+  say(`${scale.concurrent} sessions: agentd ${num(concurrent.agentd, 1)} steps/s, floor ${num(concurrent.floor, 1)} → ${ratio(concurrent.agentd, concurrent.floor)} the floor`);
   const rss = await idleRss(stack);
   const perSession = (rss.loaded - rss.baseline) / IDLE;
+  const wake = { cached: median(rss.wakes.cachedMs), evicted: median(rss.wakes.evictedMs) };
   say(`worker RSS: ${mb(rss.baseline)} with no session, ${mb(rss.loaded)} with ${IDLE} idle → ${int(perSession / 1024)} KB per idle session (${ratio(rss.loaded, rss.baseline)} the baseline)`);
+  say(`wake (message → model request), median of ${WAKES}: cached ${num(wake.cached, 0)} ms, evicted ${num(wake.evicted, 0)} ms`);
+  const { timelines } = speed;
+  const rounds = (run: Throughput) => run.perRound.map((value) => num(value, 1)).join(', ');
   return {
     figures: {
       simulatorLatencyMs: 0,
-      single: { steps: speed.singleSteps, seconds: speed.singleSeconds, stepsPerSecond: singleRate },
-      concurrent: { sessions: CONCURRENT, steps: speed.concurrentSteps, seconds: speed.concurrentSeconds, stepsPerSecond: concurrentRate },
-      concurrentOverSingle: concurrentRate / singleRate,
-      idle: { sessions: IDLE, baselineRssBytes: rss.baseline, loadedRssBytes: rss.loaded, bytesPerSession: perSession, secondsToSettle: rss.settledSeconds },
+      rounds: scale.rounds,
+      single: {
+        steps: scale.singleSteps,
+        agentd: { ...speed.single.agentd, stepsPerSecond: single.agentd },
+        floor: { ...speed.single.floor, stepsPerSecond: single.floor },
+        agentdOverFloor: single.agentd / single.floor,
+      },
+      concurrent: {
+        sessions: scale.concurrent,
+        stepsEach: scale.concurrentSteps,
+        agentd: { ...speed.concurrent.agentd, stepsPerSecond: concurrent.agentd },
+        floor: { ...speed.concurrent.floor, stepsPerSecond: concurrent.floor },
+        agentdOverFloor: concurrent.agentd / concurrent.floor,
+      },
+      timelines,
+      idle: {
+        sessions: IDLE,
+        workflowCacheSize: DEFAULT_WORKFLOW_CACHE_SIZE,
+        baselineRssBytes: rss.baseline,
+        loadedRssBytes: rss.loaded,
+        bytesPerSession: perSession,
+        secondsToSettle: rss.settledSeconds,
+        wakeMs: { cached: rss.wakes.cachedMs, evicted: rss.wakes.evictedMs, cachedMedian: wake.cached, evictedMedian: wake.evicted },
+      },
     },
     markdown: [
-      'The simulator answers at once (no latency); tool outputs are 1,000 bytes every fourth step. A step is a model call plus',
-      'its tool calls, each an activity, with a compaction decision before it; everything goes through the dev server.',
+      'The simulator answers at once (no latency); tool outputs are 1,000 bytes every fourth step. An agentd step is a model call',
+      'and its tool call, each an activity, with a compaction decision before it. The **floor** is a bare workflow',
+      '(bench/floor/workflows.ts, bundled apart from agentd) running the same two activities per step, doing nothing, with the',
+      "same worker settings (ENGINE_TUNING.worker) on the same dev server (started with ENGINE_TUNING.server), in this process.",
+      `Each workload ran ${scale.rounds} times, floor then agentd, so a change of load on the machine hits both; figures are`,
+      'all steps over all wall time.',
       '',
       ...table(
-        ['workload', 'steps', 'wall time', 'steps / s'],
+        ['workload', 'agentd steps / s', 'floor steps / s', 'agentd ÷ floor', 'per round (agentd)', 'per round (floor)'],
         [
-          ['1 session', int(speed.singleSteps), `${num(speed.singleSeconds, 1)} s`, `**${num(singleRate, 1)}**`],
-          [`${CONCURRENT} concurrent sessions`, int(speed.concurrentSteps), `${num(speed.concurrentSeconds, 1)} s`, `**${num(concurrentRate, 1)}**`],
+          [`1 session × ${scale.singleSteps} steps`, `**${num(single.agentd, 1)}**`, num(single.floor, 1), `**${ratio(single.agentd, single.floor)}**`, rounds(speed.single.agentd), rounds(speed.single.floor)],
+          [
+            `${scale.concurrent} sessions × ${scale.concurrentSteps} steps`,
+            `**${num(concurrent.agentd, 1)}**`,
+            num(concurrent.floor, 1),
+            `**${ratio(concurrent.agentd, concurrent.floor)}**`,
+            rounds(speed.concurrent.agentd),
+            rounds(speed.concurrent.floor),
+          ],
         ],
       ),
       '',
-      `${CONCURRENT} concurrent ÷ 1 session: **${ratio(concurrentRate, singleRate)}** the throughput (the worker, the dev server and this process share 2 cores).`,
+      `Where a step's time goes (the last round's single workflow of each, from its history's event times; ${int(timelines.floor.steps)}`,
+      `floor steps, ${int(timelines.agentd.steps)} agentd steps — agentd's last step is the answer, with no tool call):`,
       '',
-      `Worker RSS (child process \`node dist/src/worker.js\`, read from /proc): **${mb(rss.baseline)}** after one warm-up session with none open;`,
-      `**${mb(rss.loaded)}** with ${IDLE} sessions that finished their first turn and wait for a message (\`awaitMessagesSeconds\` one day,`,
-      `all in the worker's workflow cache; ${num(rss.settledSeconds, 0)} s to start them and see them all waiting). Per idle session:`,
-      `**${int(perSession / 1024)} KB** (loaded ÷ baseline ${ratio(rss.loaded, rss.baseline)}).`,
+      ...table(['per step', 'floor', 'agentd'], timelineRows(timelines.floor, timelines.agentd)),
+      '',
+      `Worker RSS (child process \`node dist/src/worker.js\`, workflow cache ${DEFAULT_WORKFLOW_CACHE_SIZE} sessions, read from /proc):`,
+      `**${mb(rss.baseline)}** after one warm-up session with none open; **${mb(rss.loaded)}** with ${IDLE} sessions that finished`,
+      `their first turn and wait for a message (\`awaitMessagesSeconds\` one day; ${num(rss.settledSeconds, 0)} s to start them and see`,
+      `them all waiting). Per idle session: **${int(perSession / 1024)} KB** (loaded ÷ baseline ${ratio(rss.loaded, rss.baseline)}).`,
+      '',
+      `Waking a session (message sent → its model request reaches the simulator), median of ${WAKES} each: **${num(wake.cached, 0)} ms**`,
+      `when it is in the cache, **${num(wake.evicted, 0)} ms** when it was evicted and replays its run's history first`,
+      `(${ratio(wake.evicted, wake.cached)}). Cached: ${rss.wakes.cachedMs.map((ms) => num(ms, 0)).join(', ')} ms; evicted: ${rss.wakes.evictedMs.map((ms) => num(ms, 0)).join(', ')} ms.`,
     ],
   };
 }

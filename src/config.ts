@@ -4,8 +4,10 @@
  */
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { z } from 'zod';
 import { readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys';
 import { ConfigError } from './configError';
+import { DEFAULT_WORKFLOW_CACHE_SIZE } from './engineTuning';
 import { resolveConnectionSettings, type ConnectionSettings } from './connection/options';
 import { SIMULATOR_MODEL } from './model/knownModels';
 import { type CommandLimits, DEFAULT_COMMAND_LIMITS } from './tools/sandbox';
@@ -44,6 +46,11 @@ export interface AgentdConfig {
   prices: PriceOverrides;
   /** Largest task or message the client sends, in UTF-8 bytes (`AGENTD_MAX_USER_TEXT_BYTES`). @default 262144 */
   maxUserTextBytes: number;
+  /**
+   * Sessions the worker keeps in its workflow cache (`AGENTD_WORKFLOW_CACHE_SIZE`); others are
+   * evicted and replayed on their next message. 0 keeps none. @default 50
+   */
+  workflowCacheSize: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -70,7 +77,28 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     shutdownGraceSeconds: shutdownGraceSeconds(env.AGENTD_SHUTDOWN_GRACE_SECONDS),
     prices: readPrices(env.AGENTD_PRICES),
     maxUserTextBytes: readMaxUserTextBytes(env.AGENTD_MAX_USER_TEXT_BYTES),
+    workflowCacheSize: readWorkflowCacheSize(env.AGENTD_WORKFLOW_CACHE_SIZE),
   };
+}
+
+/**
+ * 0 (no cache) or 2 and up: the SDK bumps 1 to 2 with a warning, and it cannot run a task it could
+ * not cache with fewer. The upper bound only catches typos (a million sessions of ~1.8 MB each).
+ */
+const WorkflowCacheSizeSchema = z.coerce
+  .number()
+  .int()
+  .min(0)
+  .max(100_000)
+  .refine((size) => size !== 1, { message: 'must be 0 (no cache) or at least 2' });
+
+function readWorkflowCacheSize(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_WORKFLOW_CACHE_SIZE;
+  const parsed = WorkflowCacheSizeSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigError(`AGENTD_WORKFLOW_CACHE_SIZE: expected a whole number of sessions (0, or 2 to 100000), got '${value}': ${parsed.error.issues[0]?.message ?? 'invalid'}`, { cause: parsed.error });
+  }
+  return parsed.data;
 }
 
 function readMaxUserTextBytes(value: string | undefined): number {

@@ -11,6 +11,7 @@ import { readConfig, usesSimulator, type AgentdConfig } from './config';
 import { missingSearchAttributes, MissingSearchAttributesError } from './client/searchAttributeSetup';
 import { connectTemporalNative } from './connection/connect';
 import { describeConnection } from './connection/options';
+import { ENGINE_TUNING } from './engineTuning';
 import { createModelClient } from './model/client';
 import { hostTaskQueue, TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
@@ -44,10 +45,14 @@ export interface AgentWorkerOptions {
   dataConverter?: DataConverter;
   /** How long running activities may go on after shutdown is asked for; then they are cancelled. @default 0 */
   shutdownGraceSeconds?: number;
+  /** Workflows kept in the cache between tasks; 0 turns the cache off. @default ENGINE_TUNING.worker.maxCachedWorkflows */
+  workflowCacheSize?: number;
 }
 
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   return Worker.create({
+    ...ENGINE_TUNING.worker,
+    ...(options.workflowCacheSize !== undefined ? { maxCachedWorkflows: options.workflowCacheSize } : {}),
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? TASK_QUEUE,
@@ -162,6 +167,7 @@ export async function startWorkerFromConfig(
       connection,
       namespace: config.connection.namespace,
       shutdownGraceSeconds: config.shutdownGraceSeconds,
+      workflowCacheSize: config.workflowCacheSize,
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
       log,
       ...(dataConverter ? { dataConverter } : {}),
@@ -190,7 +196,8 @@ export async function startWorkerFromConfig(
   }
   log(
     `agentd worker on ${describeConnection(config.connection)}, task queues ${TASK_QUEUE} and ${host.taskQueue}; ` +
-      `${describeEncryption(config.encryption)}; store ${describeStore(config.store)}; workspaces ${config.workspaceRoot}`,
+      `${describeEncryption(config.encryption)}; store ${describeStore(config.store)}; workspaces ${config.workspaceRoot}; ` +
+      `workflow cache ${config.workflowCacheSize} sessions`,
   );
   log(describeSandbox(commandSandbox));
   log(describeOptionalParts(optionalParts(config, commandSandbox)));

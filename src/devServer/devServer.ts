@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ENGINE_TUNING } from '../engineTuning';
 import { devServerSearchAttributeArgs } from '../session/searchAttributes';
 import { temporalCliEnv } from './cliEnv';
 import { freePort } from './freePort';
@@ -27,8 +28,13 @@ export interface DevServerOptions {
   readonly ip?: string;
   /** Namespace to create and wait for; default 'default'. */
   readonly namespace?: string;
-  /** Extra dynamic config, passed as `--dynamic-config-value key=<JSON value>`. */
+  /**
+   * Extra dynamic config, passed as `--dynamic-config-value key=<JSON value>`, over the engine
+   * tuning (ENGINE_TUNING.server.dynamicConfig), which applies unless a key here overrides it.
+   */
   readonly dynamicConfig?: Readonly<Record<string, string | number | boolean>>;
+  /** SQLite pragmas (`--sqlite-pragma name=value`) over ENGINE_TUNING.server.sqlitePragmas. */
+  readonly sqlitePragmas?: Readonly<Record<string, string>>;
   /** File (appended to) for the server's stdout and stderr; otherwise a bounded tail is kept in memory. */
   readonly logFile?: string;
   /** How long to wait for the server to serve; default 60 s. */
@@ -36,6 +42,11 @@ export interface DevServerOptions {
   readonly onProgress?: (message: string) => void;
   /** The Temporal CLI binary; default `findTemporalCli()`. */
   readonly temporalCli?: string;
+}
+
+export interface DevServerSettings {
+  readonly dynamicConfig: Readonly<Record<string, string | number | boolean>>;
+  readonly sqlitePragmas: Readonly<Record<string, string>>;
 }
 
 interface DevServerExit {
@@ -51,6 +62,8 @@ export interface DevServer {
   /** Absolute path of the SQLite file. */
   readonly dbFile: string;
   readonly namespace: string;
+  /** The dynamic config and SQLite pragmas it was started with (tuning, caller's, fixed). */
+  readonly settings: DevServerSettings;
   readonly pid: number;
   /** Settles when the server process exits, for whatever reason (stop() or a crash). */
   readonly exited: Promise<DevServerExit>;
@@ -99,6 +112,17 @@ const PICKED_PORT_ATTEMPTS = 3;
 
 /** Dynamic config we always set: the version check phones home, and there is no outside network. */
 const FIXED_DYNAMIC_CONFIG = { 'frontend.enableServerVersionCheck': false } as const;
+
+/** The dynamic config a server started with `options` runs with: the tuning, the caller's, then ours. */
+export function serverDynamicConfig(options: Pick<DevServerOptions, 'dynamicConfig'>): Record<string, string | number | boolean> {
+  // Ours last so a caller cannot turn the version check (and its network call) back on.
+  return { ...ENGINE_TUNING.server.dynamicConfig, ...options.dynamicConfig, ...FIXED_DYNAMIC_CONFIG };
+}
+
+/** The SQLite pragmas a server started with `options` runs with: the tuning, then the caller's. */
+export function serverPragmas(options: Pick<DevServerOptions, 'sqlitePragmas'>): Record<string, string> {
+  return { ...ENGINE_TUNING.server.sqlitePragmas, ...options.sqlitePragmas };
+}
 
 /** Starts a dev server and resolves once it serves the namespace; rejects with DevServerError. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
@@ -191,7 +215,8 @@ async function launch(options: LaunchOptions): Promise<DevServer> {
     throw notReadyError(err, options, address, output.tail());
   }
   options.onProgress?.(`Temporal dev server ready on ${address} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return { address, ...(uiUrl === undefined ? {} : { uiUrl }), dbFile: options.dbFile, namespace, pid, exited, stop };
+  const settings = { dynamicConfig: serverDynamicConfig(options), sqlitePragmas: serverPragmas(options) };
+  return { address, ...(uiUrl === undefined ? {} : { uiUrl }), dbFile: options.dbFile, namespace, settings, pid, exited, stop };
 }
 
 function serverArgs(options: LaunchOptions, namespace: string): string[] {
@@ -202,8 +227,8 @@ function serverArgs(options: LaunchOptions, namespace: string): string[] {
   if (namespace !== DEFAULT_NAMESPACE) args.push('--namespace', namespace);
   // Registered at every start (the CLI skips those the database already has), so sessions can be listed by them.
   args.push(...devServerSearchAttributeArgs());
-  // Ours last so a caller cannot turn the version check (and its network call) back on.
-  const dynamicConfig = { ...options.dynamicConfig, ...FIXED_DYNAMIC_CONFIG };
+  for (const [name, value] of Object.entries(serverPragmas(options))) args.push('--sqlite-pragma', `${name}=${value}`);
+  const dynamicConfig = serverDynamicConfig(options);
   for (const [key, value] of Object.entries(dynamicConfig)) {
     // The CLI parses each value as JSON, so strings need their quotes.
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
@@ -359,6 +384,9 @@ function validate(options: DevServerOptions): void {
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
     if (!/^[A-Za-z][A-Za-z0-9_.]*$/.test(key)) bad(`dynamic config key ${JSON.stringify(key)} is not a valid identifier`);
     if (typeof value === 'number' && !Number.isFinite(value)) bad(`dynamic config ${key} must be a finite number`);
+  }
+  for (const [name, value] of Object.entries(options.sqlitePragmas ?? {})) {
+    if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9_-]+$/.test(value)) bad(`sqlite pragma ${JSON.stringify(`${name}=${value}`)} is not a plain name=value`);
   }
 }
 

@@ -26,10 +26,15 @@ export function countToolTokens(tools: readonly ToolSpec[]): number {
   return tools.length === 0 ? 0 : countTokens(JSON.stringify(tools));
 }
 
-/** Tokens of a whole request as a strict endpoint counts them. */
-export function countPromptTokens(messages: readonly ChatMessage[], tools: readonly ToolSpec[]): number {
-  let tokens = PER_REQUEST_OVERHEAD_TOKENS + countToolTokens(tools);
-  for (const message of messages) tokens += countMessageTokens(message);
+/** Tokens of a whole request as a strict endpoint counts them; the counters may be memoized ones. */
+export function countPromptTokens(
+  messages: readonly ChatMessage[],
+  tools: readonly ToolSpec[],
+  countMessage: (message: ChatMessage) => number = countMessageTokens,
+  countTools: (tools: readonly ToolSpec[]) => number = countToolTokens,
+): number {
+  let tokens = PER_REQUEST_OVERHEAD_TOKENS + countTools(tools);
+  for (const message of messages) tokens += countMessage(message);
   return tokens;
 }
 

@@ -4,7 +4,7 @@
  * answer reports as `usage.prompt_tokens_details.cached_tokens`, as OpenAI does.
  */
 import type { ChatMessage, ToolSpec } from '../model/messages';
-import { countMessageTokens, countToolTokens } from '../model/tokens';
+import { messageTokens, toolTokens } from './tokenMemo';
 import { shortHash } from './hash';
 
 /** Conversations remembered; the oldest is forgotten first, so a long benchmark stays bounded. */
@@ -28,10 +28,10 @@ export class PromptCache {
     this.seen.set(key, current);
     if (this.seen.size > CONVERSATIONS_KEPT) this.seen.delete(this.seen.keys().next().value as string);
     if (!previous || previous.tools !== current.tools) return 0;
-    let tokens = countToolTokens(tools);
+    let tokens = toolTokens(tools);
     for (let index = 0; index < messages.length && index < previous.messages.length; index += 1) {
       if (previous.messages[index] !== current.messages[index]) break;
-      tokens += countMessageTokens(messages[index] as ChatMessage);
+      tokens += messageTokens(messages[index] as ChatMessage);
     }
     return tokens;
   }

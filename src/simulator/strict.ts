@@ -1,7 +1,7 @@
 /** Validates a chat completion request the way a strict OpenAI endpoint does, tokens included. */
 import { z } from 'zod';
 import type { ChatMessage, ToolSpec } from '../model/messages';
-import { countPromptTokens } from '../model/tokens';
+import { promptTokens as countPromptTokens } from './tokenMemo';
 import { invalidRequest, notFound, type ErrorResponse } from './errors';
 import { ChatRequestSchema, type ChatRequest } from './request';
 import { RejectionReason } from './stats';

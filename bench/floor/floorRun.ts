@@ -1,0 +1,61 @@
+/**
+ * Runs the bare floor (bench/floor/workflows.ts) on the stack's server, in this process, with the
+ * worker settings agentd's own worker gets (ENGINE_TUNING.worker), on a task queue of its own.
+ */
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { ENGINE_TUNING } from '../../src/engineTuning';
+import type { Stack } from '../../test/helpers/stack';
+import { floorActivities } from './activities';
+
+export const FLOOR_TASK_QUEUE = 'agentd-bench-floor';
+
+export interface FloorTiming {
+  readonly workflows: number;
+  readonly steps: number;
+  readonly seconds: number;
+  readonly workflowIds: readonly string[];
+}
+
+export interface Floor {
+  /** `workflows` floor workflows of `steps` steps each, all at once; resolves when all are done. */
+  run(workflows: number, steps: number): Promise<FloorTiming>;
+}
+
+let floorBundle: Promise<WorkflowBundle> | undefined;
+
+/** Bundled once per process, apart from agentd's bundle: the floor is no part of src/workflows. */
+function bundle(): Promise<WorkflowBundle> {
+  floorBundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), logger: new DefaultLogger('WARN') });
+  return floorBundle;
+}
+
+let runs = 0;
+
+/** Runs `work` while a floor worker polls FLOOR_TASK_QUEUE. */
+export async function withFloorWorker<T>(stack: Stack, work: (floor: Floor) => Promise<T>): Promise<T> {
+  const connection = await NativeConnection.connect({ address: stack.temporal.address });
+  try {
+    const worker = await Worker.create({
+      ...ENGINE_TUNING.worker,
+      connection,
+      taskQueue: FLOOR_TASK_QUEUE,
+      workflowBundle: await bundle(),
+      activities: floorActivities,
+    });
+    const floor: Floor = {
+      async run(workflows, steps) {
+        const batch = ++runs;
+        const workflowIds = Array.from({ length: workflows }, (_, n) => `floor-${process.pid}-${batch}-${n}`);
+        const started = performance.now();
+        const done = await Promise.all(
+          workflowIds.map((workflowId) => stack.client.workflow.execute('floorSession', { taskQueue: FLOOR_TASK_QUEUE, workflowId, args: [steps] })),
+        );
+        const seconds = (performance.now() - started) / 1000;
+        return { workflows, steps: done.reduce((sum, ran) => sum + ran, 0), seconds, workflowIds };
+      },
+    };
+    return await worker.runUntil(work(floor));
+  } finally {
+    await connection.close();
+  }
+}

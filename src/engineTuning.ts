@@ -1,0 +1,63 @@
+/**
+ * The settings that take latency out of a step, server side and worker side, in one table: the dev
+ * server that `agentd dev` and the tests start applies `server`, and `createAgentWorker` applies
+ * `worker`. DESIGN §8 "Where a step's time goes" gives the measurements behind each entry.
+ * A production cluster is configured by its operator; the worker side applies there too.
+ */
+
+/** Idle sessions kept in a worker's workflow cache unless AGENTD_WORKFLOW_CACHE_SIZE says otherwise. */
+export const DEFAULT_WORKFLOW_CACHE_SIZE = 50;
+
+export const ENGINE_TUNING = {
+  server: {
+    dynamicConfig: {
+      /**
+       * The activity a workflow task schedules comes back to the worker in the reply to that task,
+       * instead of through a matching poll: one round trip less per activity. Older servers (CLI
+       * 1.5) have it off; 1.9 has it on already, so this keeps the step the same on both.
+       */
+      'system.enableActivityEagerExecution': true,
+      /**
+       * The history shard hands every new workflow task to matching from its transfer queue, which
+       * by default it reads at most 20 times a second. The dev server has one shard, so a single
+       * session (about 25 workflow tasks a second) waited for the reader: a step went from ~84 to
+       * ~50 ms when the limit was lifted.
+       */
+      'history.transferProcessorMaxPollRPS': 1000,
+    },
+    /**
+     * Every state transition is one SQLite transaction. In the default rollback-journal mode each
+     * commit syncs the disk several times, which on a shared disk costs more than all the rest of a
+     * step. WAL with `synchronous=normal` syncs at checkpoints only: a crash of the server process
+     * loses nothing committed, a power cut may lose the last transactions (the file stays sound),
+     * which is the right trade for a dev server.
+     */
+    sqlitePragmas: {
+      journal_mode: 'wal',
+      synchronous: 'normal',
+    },
+  },
+  worker: {
+    /**
+     * Workflows kept in memory between tasks (AGENTD_WORKFLOW_CACHE_SIZE overrides it). The SDK's
+     * default grows with the heap (over a thousand here), and each cached session holds ~1.8 MB; an
+     * evicted one costs nothing until its next message, which then replays its run's history.
+     * Fifty covers fifty sessions stepping at once with no replay between their steps; 500 idle
+     * sessions cost 1.17 MB each with it, 1.3 MB with a hundred (bench/results/bench-overhead.md).
+     */
+    maxCachedWorkflows: DEFAULT_WORKFLOW_CACHE_SIZE,
+    /**
+     * Stated, not left to the SDK's default: every activity agentd schedules on the worker's own
+     * queue may come back eagerly (see the server side above); the table in
+     * src/workflows/activityOptions.ts does not turn it off.
+     */
+    maxEagerActivityReservationsPerWorkflowTask: 3,
+    /**
+     * One V8 context shared by every cached workflow (the SDK's default, stated because the memory
+     * figures depend on it): a separate context per workflow costs several MB each.
+     */
+    reuseV8Context: true,
+  },
+} as const;
+
+export type EngineTuning = typeof ENGINE_TUNING;
