@@ -53,6 +53,10 @@ export class SessionClient {
     private readonly limits: { maxUserTextBytes?: number } = {},
   ) {}
 
+  private encryptsPayloads(): boolean {
+    return this.client.options.loadedDataConverter.payloadCodecs.length > 0;
+  }
+
   private maxUserTextBytes(): number {
     return this.limits.maxUserTextBytes ?? DEFAULT_MAX_USER_TEXT_BYTES;
   }
@@ -79,7 +83,8 @@ export class SessionClient {
           { key: AgentdStep, value: 0 },
           { key: AgentdContextFill, value: 0 },
           { key: AgentdCostUsd, value: 0 },
-          { key: AgentdModel, value: input.model },
+          // Search attributes pass no payload codec: with encryption on, the model name stays out of the index.
+          ...(this.encryptsPayloads() ? [] : [{ key: AgentdModel, value: input.model }]),
         ],
       });
     } catch (error) {

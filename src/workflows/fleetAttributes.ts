@@ -4,11 +4,13 @@
  * workflow already carries and upserts only those that changed, in one command: the session calls
  * it on each change of status and once at the end of each step, so a step adds at most one upsert
  * event (a status change adds another). Fill and cost are rounded first (2 decimals, cents) so a
- * step that moves them by a hair writes only its step number.
+ * step that moves them by a hair writes only its step number. `AgentdModel` is never written here:
+ * search attributes pass no payload codec, so only a client that knows its payloads are not
+ * encrypted may index the model name (SessionClient.start).
  */
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { AgentdContextFill, AgentdCostUsd, AgentdModel, AgentdStatus, AgentdStep } from '../session/searchAttributes';
+import { AgentdContextFill, AgentdCostUsd, AgentdStatus, AgentdStep } from '../session/searchAttributes';
 import type { SessionStatus } from '../session/state';
 
 /** Marks histories whose session keeps its search attributes; older ones never upserted. */
@@ -20,7 +22,6 @@ export interface FleetValues {
   /** Context tokens over the window, unrounded. */
   contextFill: number;
   costUsd: number;
-  model: string;
 }
 
 export class FleetAttributes {
@@ -36,7 +37,6 @@ export class FleetAttributes {
     if (current.get(AgentdContextFill) !== fill) changes.push({ key: AgentdContextFill, value: fill });
     const cost = roundedCost(values.costUsd);
     if (current.get(AgentdCostUsd) !== cost) changes.push({ key: AgentdCostUsd, value: cost });
-    if (current.get(AgentdModel) !== values.model) changes.push({ key: AgentdModel, value: values.model });
     if (changes.length > 0) upsertSearchAttributes(changes);
   }
 }

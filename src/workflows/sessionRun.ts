@@ -189,7 +189,6 @@ export class SessionRun implements ToolCallRunner {
       step: this.carry.step,
       contextFill: this.compaction.estimate(this.carry.ledger) / this.input.contextWindow,
       costUsd: this.budget.spend().costUsd,
-      model: this.input.model,
     });
   }
 
