@@ -25,8 +25,7 @@ const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface RunningConsole {
   server: Server;
-  /** http://host:port/ (with `?token=` when a token is set: the one link that logs a browser in). */
-  url: string;
+  /** http://host:port/; with a token, `?token=<it>` appended once logs a browser in. */
   baseUrl: string;
   close(): Promise<void>;
 }
@@ -122,7 +121,6 @@ export async function startConsole(deps: ConsoleDeps, settings: ConsoleSettings)
   return {
     server,
     baseUrl,
-    url: settings.token === undefined ? baseUrl : `${baseUrl}?token=${encodeURIComponent(settings.token)}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -21,8 +21,8 @@ now, approve, cancel). Reads the same settings as the other commands (TEMPORAL_*
   --token-file PATH  the console token, first line of the file (else env ${CONSOLE_TOKEN_ENV})
 
 Any address other than loopback needs a token (16 characters or more). Every request must then
-carry it: open the printed link once (it holds ?token= and sets an HttpOnly, SameSite=Strict
-cookie), or send 'Authorization: Bearer <token>'. Controls are POSTs of JSON from the console's own
+carry it: open the printed address once with ?token=<the token> appended (it sets an HttpOnly,
+SameSite=Strict cookie; the token itself is never printed), or send 'Authorization: Bearer <token>'. Controls are POSTs of JSON from the console's own
 origin; the pages load no script or style from anywhere else.
 ${CONNECTION_HELP}`,
   async run(argv) {
@@ -48,7 +48,9 @@ ${CONNECTION_HELP}`,
     const store = await openStore(config.store);
     const sessions = new SessionClient(client, config.prices, { maxUserTextBytes: config.maxUserTextBytes });
     const running = await startConsole({ client, sessions, store }, checked.data);
-    console.log(`agentd console on ${running.url}`);
+    // The token itself is never printed: a console run as a service writes its output to a log.
+    const login = token === undefined ? '' : ` (log a browser in once with ${running.baseUrl}?token=<the token>)`;
+    console.log(`agentd console on ${running.baseUrl}${login}`);
     await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
     await running.close();
     await store.close();
