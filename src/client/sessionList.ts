@@ -3,15 +3,13 @@
  * row read from the session's search attributes (session/searchAttributes.ts). No session is asked
  * a query, so the list answers at the same speed with no worker up and with a thousand sessions.
  */
-import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
-import { decodeTypedSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
-import { temporal } from '@temporalio/proto';
+import type { Client, WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
+// Not in the package's index: the decoder `client.workflow.list` uses, which hides page tokens.
+import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
 import { z } from 'zod';
 import { WORKFLOW_TYPE } from '../session/definitions';
 import { AgentdContextFill, AgentdCostUsd, AgentdModel, AgentdStatus, AgentdStep } from '../session/searchAttributes';
 import { SessionStatus } from '../session/state';
-
-const ExecutionStatus = temporal.api.enums.v1.WorkflowExecutionStatus;
 
 /** A closed session's status, from Temporal's own: the attribute may predate its end (terminate, timeout). */
 const CLOSED_STATUS = {
@@ -21,6 +19,17 @@ const CLOSED_STATUS = {
   TERMINATED: 'terminated',
   TIMED_OUT: 'timed_out',
 } as const;
+
+/** Each closed status as the visibility query spells the execution status it comes from. */
+const CLOSED_QUERY_STATUS: Readonly<Record<(typeof CLOSED_STATUS)[keyof typeof CLOSED_STATUS], string>> = {
+  [CLOSED_STATUS.COMPLETED]: 'Completed',
+  [CLOSED_STATUS.FAILED]: 'Failed',
+  [CLOSED_STATUS.CANCELLED]: 'Canceled',
+  [CLOSED_STATUS.TERMINATED]: 'Terminated',
+  [CLOSED_STATUS.TIMED_OUT]: 'TimedOut',
+};
+
+const RUNNING_STATUSES: readonly string[] = [SessionStatus.running, SessionStatus.waitingForMessage, SessionStatus.waitingForApproval];
 
 /** Every status a summary can carry, and `--status` accepts. */
 export const LISTED_STATUSES = [
@@ -97,8 +106,11 @@ export async function listSessions(client: Client, filter: SessionListFilter = {
     ...(filter.nextPageToken !== undefined ? { nextPageToken: filter.nextPageToken } : {}),
   });
   const token = response.nextPageToken;
+  const executions = await Promise.all(
+    response.executions.map((raw) => executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)),
+  );
   return {
-    sessions: response.executions.map(summaryOf),
+    sessions: executions.map(summaryOf),
     ...(token && token.length > 0 ? { nextPageToken: token } : {}),
   };
 }
@@ -116,25 +128,11 @@ export function sessionListQuery(filter: Pick<SessionListFilter, 'status' | 'mod
 }
 
 function statusClauses(status: string): string[] {
-  switch (status) {
-    case SessionStatus.running:
-    case SessionStatus.waitingForMessage:
-    case SessionStatus.waitingForApproval:
-      return [`${AgentdStatus.name} = '${status}'`, `ExecutionStatus = 'Running'`];
-    case CLOSED_STATUS.COMPLETED:
-      return [`ExecutionStatus = 'Completed'`];
-    case CLOSED_STATUS.FAILED:
-      return [`ExecutionStatus = 'Failed'`];
-    case CLOSED_STATUS.CANCELLED:
-      return [`ExecutionStatus = 'Canceled'`];
-    case CLOSED_STATUS.TERMINATED:
-      return [`ExecutionStatus = 'Terminated'`];
-    case CLOSED_STATUS.TIMED_OUT:
-      return [`ExecutionStatus = 'TimedOut'`];
-    default:
-      quoted('status', status);
-      throw new SessionListFilterError('status', `unknown status '${status}'; one of ${LISTED_STATUSES.join(', ')}`);
-  }
+  if (RUNNING_STATUSES.includes(status)) return [`${AgentdStatus.name} = '${status}'`, `ExecutionStatus = 'Running'`];
+  const closed = Object.hasOwn(CLOSED_QUERY_STATUS, status) ? CLOSED_QUERY_STATUS[status as keyof typeof CLOSED_QUERY_STATUS] : undefined;
+  if (closed !== undefined) return [`ExecutionStatus = '${closed}'`];
+  quoted('status', status);
+  throw new SessionListFilterError('status', `unknown status '${status}'; one of ${LISTED_STATUSES.join(', ')}`);
 }
 
 /**
@@ -149,64 +147,28 @@ function quoted(field: keyof SessionListFilter, value: string): string {
   return `'${value}'`;
 }
 
-type RawExecution = temporal.api.workflow.v1.IWorkflowExecutionInfo;
-
-function summaryOf(raw: RawExecution): SessionSummary {
-  const attributes = decodeTypedSearchAttributes(raw.searchAttributes?.indexedFields);
-  const runStatus = runStatusName(raw.status);
+function summaryOf(execution: WorkflowExecutionInfo): SessionSummary {
+  const attributes = execution.typedSearchAttributes;
+  const runStatus = execution.status.name;
   const step = attributes.get(AgentdStep);
   const contextFill = attributes.get(AgentdContextFill);
   const costUsd = attributes.get(AgentdCostUsd);
   const model = attributes.get(AgentdModel);
-  const closedAt = isoTime(raw.closeTime);
   return SessionSummarySchema.parse({
-    sessionId: raw.execution?.workflowId ?? '',
-    runId: raw.execution?.runId ?? '',
+    sessionId: execution.workflowId,
+    runId: execution.runId,
     runStatus,
     status: statusOf(runStatus, attributes.get(AgentdStatus)),
     ...(step !== undefined ? { step } : {}),
     ...(contextFill !== undefined ? { contextFill } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
     ...(model !== undefined ? { model } : {}),
-    startedAt: isoTime(raw.startTime) ?? new Date(0).toISOString(),
-    ...(closedAt !== undefined ? { closedAt } : {}),
+    startedAt: execution.startTime.toISOString(),
+    ...(execution.closeTime !== undefined ? { closedAt: execution.closeTime.toISOString() } : {}),
   });
 }
 
-function statusOf(runStatus: SessionSummary['runStatus'], attribute: string | undefined): ListedStatus {
-  if (runStatus in CLOSED_STATUS) return CLOSED_STATUS[runStatus as keyof typeof CLOSED_STATUS];
-  const running: readonly string[] = [SessionStatus.running, SessionStatus.waitingForMessage, SessionStatus.waitingForApproval];
-  return attribute !== undefined && running.includes(attribute) ? (attribute as ListedStatus) : SessionStatus.running;
-}
-
-function runStatusName(code: temporal.api.enums.v1.WorkflowExecutionStatus | null | undefined): SessionSummary['runStatus'] {
-  switch (code) {
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING:
-      return 'RUNNING';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-      return 'COMPLETED';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED:
-      return 'FAILED';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED:
-      return 'CANCELLED';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED:
-      return 'TERMINATED';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
-      return 'CONTINUED_AS_NEW';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
-      return 'TIMED_OUT';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_PAUSED:
-      return 'PAUSED';
-    case ExecutionStatus.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED:
-      return 'UNSPECIFIED';
-    default:
-      return 'UNKNOWN';
-  }
-}
-
-function isoTime(timestamp: temporal.api.workflow.v1.IWorkflowExecutionInfo['startTime']): string | undefined {
-  if (!timestamp) return undefined;
-  const { seconds } = timestamp;
-  const whole = seconds == null ? 0 : typeof seconds === 'number' ? seconds : seconds.toNumber();
-  return new Date(whole * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6)).toISOString();
+function statusOf(runStatus: WorkflowExecutionStatusName, attribute: string | undefined): ListedStatus {
+  if (Object.hasOwn(CLOSED_STATUS, runStatus)) return CLOSED_STATUS[runStatus as keyof typeof CLOSED_STATUS];
+  return attribute !== undefined && RUNNING_STATUSES.includes(attribute) ? (attribute as ListedStatus) : SessionStatus.running;
 }
