@@ -18,8 +18,9 @@ type RunTool = (input: RunToolInput) => Promise<RunToolResult>;
 
 export class WorkspaceAffinity {
   private readonly byQueue = new Map<string, RunTool>();
-  private claiming?: Promise<void>;
-  private failingOver?: Promise<void>;
+  // Calls running side by side (reads) share one claim and one failover: the first to need it asks, the others wait for its answer.
+  private readonly claiming = new SharedRun();
+  private readonly failingOver = new SharedRun();
 
   constructor(
     private readonly sessionId: string,
@@ -35,43 +36,20 @@ export class WorkspaceAffinity {
   /** Runs the tool call on the host that owns the workspace, failing over when that host is gone. */
   async runTool(toolInput: RunToolInput): Promise<RunToolResult> {
     if (!patched(AFFINITY_PATCH)) return this.activities.runTool(toolInput);
-    if (!this.carried.claim) await this.claimOnce();
+    if (!this.carried.claim) {
+      await this.claiming.run(async () => {
+        this.carried.claim = await this.activities.claimWorkspace({ sessionId: this.sessionId });
+      });
+    }
     for (;;) {
       const claim = this.carried.claim!;
       try {
         return await this.runToolOn(claim.taskQueue)(toolInput);
       } catch (error) {
         if (!isScheduleToStartTimeout(error)) throw error;
-        await this.failOverOnce(claim);
+        // Another call of the batch may have moved the session on already: then retry there.
+        if (this.carried.claim === claim) await this.failingOver.run(() => this.failOver(claim));
       }
-    }
-  }
-
-  /**
-   * Calls running side by side (reads) share one claim and one failover: the first to need it
-   * asks, the others wait for its answer. One call at a time, this is a plain claim.
-   */
-  private async claimOnce(): Promise<void> {
-    if (this.claiming) return this.claiming;
-    this.claiming = this.activities.claimWorkspace({ sessionId: this.sessionId }).then((claim) => {
-      this.carried.claim = claim;
-    });
-    try {
-      await this.claiming;
-    } finally {
-      this.claiming = undefined;
-    }
-  }
-
-  private async failOverOnce(from: WorkspaceClaim): Promise<void> {
-    // Another call of the batch already moved the session on: retry there.
-    if (this.carried.claim !== from) return;
-    if (this.failingOver) return this.failingOver;
-    this.failingOver = this.failOver(from);
-    try {
-      await this.failingOver;
-    } finally {
-      this.failingOver = undefined;
     }
   }
 
@@ -113,4 +91,16 @@ function isScheduleToStartTimeout(error: unknown): boolean {
     error.cause instanceof TimeoutFailure &&
     error.cause.timeoutType === 'SCHEDULE_TO_START'
   );
+}
+
+/** One piece of work at a time: a caller arriving while it runs waits for that run instead of starting another. */
+class SharedRun {
+  private current?: Promise<void>;
+
+  run(work: () => Promise<void>): Promise<void> {
+    this.current ??= work().finally(() => {
+      this.current = undefined;
+    });
+    return this.current;
+  }
 }
