@@ -30,13 +30,13 @@ export class FleetAttributes {
   publish(values: FleetValues): void {
     if (!this.enabled) return;
     const current = workflowInfo().typedSearchAttributes;
-    const changes: SearchAttributeUpdatePair[] = [];
-    if (current.get(AgentdStatus) !== values.status) changes.push({ key: AgentdStatus, value: values.status });
-    if (current.get(AgentdStep) !== values.step) changes.push({ key: AgentdStep, value: values.step });
-    const fill = roundedFill(values.contextFill);
-    if (current.get(AgentdContextFill) !== fill) changes.push({ key: AgentdContextFill, value: fill });
-    const cost = roundedCost(values.costUsd);
-    if (current.get(AgentdCostUsd) !== cost) changes.push({ key: AgentdCostUsd, value: cost });
+    const wanted: SearchAttributeUpdatePair[] = [
+      { key: AgentdStatus, value: values.status },
+      { key: AgentdStep, value: values.step },
+      { key: AgentdContextFill, value: roundedFill(values.contextFill) },
+      { key: AgentdCostUsd, value: roundedCost(values.costUsd) },
+    ];
+    const changes = wanted.filter((pair) => current.get(pair.key) !== pair.value);
     if (changes.length > 0) upsertSearchAttributes(changes);
   }
 }
