@@ -250,13 +250,10 @@ if (require.main === module) {
  * access) gets a warning instead.
  */
 async function requireSearchAttributes(connection: NativeConnection, namespace: string, log: (line: string) => void): Promise<void> {
-  let missing;
-  try {
-    missing = await missingSearchAttributes(connection.operatorService, namespace);
-  } catch (error) {
+  const missing = await missingSearchAttributes(connection.operatorService, namespace).catch((error: unknown) => {
     log(`warning: could not check the agentd search attributes of namespace ${namespace} (${error instanceof Error ? error.message : String(error)}); sessions stall if they are missing`);
-    return;
-  }
+    return [];
+  });
   if (missing.length > 0) throw new MissingSearchAttributesError(namespace, missing.map((key) => key.name));
 }
 

@@ -54,6 +54,6 @@ ${CONNECTION_HELP}`,
 
 /** A refused filter value is bad input: name the flag it came from. */
 function flagError(error: unknown): never {
-  if (error instanceof SessionListFilterError) throw new UsageError(`--${error.message}`);
+  if (error instanceof SessionListFilterError) throw new UsageError(`--${error.message}`, { cause: error });
   throw error;
 }
