@@ -15,6 +15,9 @@ import { startSimulator } from '../src/simulator/server';
 import { SessionStatus } from '../src/session/state';
 import type { Stack } from '../test/helpers/stack';
 import { startWorkerProcess } from '../test/helpers/workerProcess';
+import { createModelClient } from '../src/model/client';
+import { ioFloorActivities } from './floor/activities';
+import { startFixedReplyModel } from './floor/fixedReplyModel';
 import { withFloorWorker } from './floor/floorRun';
 import { int, mb, num, ratio, say, table, type BenchBody } from './lib/result';
 import { timelineOf, type Timeline } from './lib/stepTimeline';
@@ -77,11 +80,18 @@ export interface Throughput {
   readonly perRound: readonly number[];
 }
 
+/** agentd beside the bare floor and the I/O floor, each one workload. */
+export interface Contenders<T> {
+  readonly agentd: T;
+  readonly floor: T;
+  readonly ioFloor: T;
+}
+
 export interface FloorComparison {
-  readonly single: { readonly agentd: Throughput; readonly floor: Throughput };
-  readonly concurrent: { readonly agentd: Throughput; readonly floor: Throughput };
+  readonly single: Contenders<Throughput>;
+  readonly concurrent: Contenders<Throughput>;
   /** The last round's single workflow of each, read from its history. */
-  readonly timelines: { readonly agentd: StepTimeline; readonly floor: StepTimeline };
+  readonly timelines: Contenders<StepTimeline>;
 }
 
 export interface StepTimeline extends Timeline {
@@ -111,33 +121,52 @@ async function agentdSessions(stack: Stack, count: number, steps: number, label:
   return { steps: results.reduce((sum, result) => sum + result.steps, 0), seconds: (performance.now() - started) / 1000, workflowIds };
 }
 
+type Run = { steps: number; seconds: number; workflowIds: readonly string[] };
+
 /**
- * agentd against the bare floor, same server, same process, same worker settings: 1 session and
- * `concurrent` sessions, each workload in `rounds` rounds of floor then agentd.
+ * agentd against the bare floor and the I/O floor, same server, same process, same worker
+ * settings, same store: 1 session and `concurrent` sessions, each workload in `rounds` rounds of
+ * floor, I/O floor, agentd.
  */
 export async function compareWithFloor(stack: Stack, scale: ThroughputScale): Promise<FloorComparison> {
-  const runs = { singleFloor: [], singleAgentd: [], concurrentFloor: [], concurrentAgentd: [] } as Record<string, { steps: number; seconds: number; workflowIds: readonly string[] }[]>;
-  await stack.withWorker({}, () =>
-    withFloorWorker(stack, async (floor) => {
-      // Warm-up of both, so neither pays for loading its bundle or the store's first statements.
-      await floor.run(1, 2);
-      await agentdSessions(stack, 1, 2, 'warm-up');
-      for (let round = 0; round < scale.rounds; round++) {
-        runs.singleFloor!.push(await floor.run(1, scale.singleSteps));
-        runs.singleAgentd!.push(await agentdSessions(stack, 1, scale.singleSteps, 'one session'));
-        runs.concurrentFloor!.push(await floor.run(scale.concurrent, scale.concurrentSteps));
-        runs.concurrentAgentd!.push(await agentdSessions(stack, scale.concurrent, scale.concurrentSteps, 'concurrent session'));
-      }
-    }),
-  );
-  const lastOf = async (list: { steps: number; workflowIds: readonly string[] }[]): Promise<StepTimeline> => {
+  const single: Contenders<Run[]> = { agentd: [], floor: [], ioFloor: [] };
+  const concurrent: Contenders<Run[]> = { agentd: [], floor: [], ioFloor: [] };
+  const fixedReply = await startFixedReplyModel();
+  try {
+    const ioKind = { name: 'io', activities: ioFloorActivities(stack.store, createModelClient({ baseURL: fixedReply.baseURL })) };
+    await stack.withWorker({}, () =>
+      withFloorWorker(stack, (floor) =>
+        withFloorWorker(
+          stack,
+          async (ioFloor) => {
+            // Warm-up of all three, so none pays for loading its bundle or the store's first statements.
+            await floor.run(1, 2);
+            await ioFloor.run(1, 2);
+            await agentdSessions(stack, 1, 2, 'warm-up');
+            for (let round = 0; round < scale.rounds; round++) {
+              single.floor.push(await floor.run(1, scale.singleSteps));
+              single.ioFloor.push(await ioFloor.run(1, scale.singleSteps));
+              single.agentd.push(await agentdSessions(stack, 1, scale.singleSteps, 'one session'));
+              concurrent.floor.push(await floor.run(scale.concurrent, scale.concurrentSteps));
+              concurrent.ioFloor.push(await ioFloor.run(scale.concurrent, scale.concurrentSteps));
+              concurrent.agentd.push(await agentdSessions(stack, scale.concurrent, scale.concurrentSteps, 'concurrent session'));
+            }
+          },
+          ioKind,
+        ),
+      ),
+    );
+  } finally {
+    await fixedReply.stop();
+  }
+  const lastOf = async (list: readonly Run[]): Promise<StepTimeline> => {
     const last = list[list.length - 1]!;
     return { ...(await timelineOf(stack.client, last.workflowIds[0]!)), steps: last.steps };
   };
   return {
-    single: { agentd: summed(runs.singleAgentd!), floor: summed(runs.singleFloor!) },
-    concurrent: { agentd: summed(runs.concurrentAgentd!), floor: summed(runs.concurrentFloor!) },
-    timelines: { agentd: await lastOf(runs.singleAgentd!), floor: await lastOf(runs.singleFloor!) },
+    single: { agentd: summed(single.agentd), floor: summed(single.floor), ioFloor: summed(single.ioFloor) },
+    concurrent: { agentd: summed(concurrent.agentd), floor: summed(concurrent.floor), ioFloor: summed(concurrent.ioFloor) },
+    timelines: { agentd: await lastOf(single.agentd), floor: await lastOf(single.floor), ioFloor: await lastOf(single.ioFloor) },
   };
 }
 
@@ -233,17 +262,19 @@ export async function idleRss(stack: Stack, workerEnv: NodeJS.ProcessEnv = {}) {
 
 const perStep = (ms: number, timeline: StepTimeline) => `${num(ms / timeline.steps, 1)} ms`;
 
-/** The phases of a step, floor beside agentd, from the two single-workflow histories. */
-function timelineRows(floor: StepTimeline, agentd: StepTimeline): string[][] {
+/** The phases of a step, the floors beside agentd, from the three single-workflow histories. */
+function timelineRows(timelines: Contenders<StepTimeline>): string[][] {
+  const columns = [timelines.floor, timelines.ioFloor, timelines.agentd];
   const model = (timeline: StepTimeline) => (timeline.activityRunMs.floorModel ?? 0) + (timeline.activityRunMs.callModel ?? 0);
   const tool = (timeline: StepTimeline) => (timeline.activityRunMs.floorTool ?? 0) + (timeline.activityRunMs.runTool ?? 0);
   const other = (timeline: StepTimeline) => Object.values(timeline.activityRunMs).reduce((sum, ms) => sum + ms, 0) - model(timeline) - tool(timeline);
   const accounted = (timeline: StepTimeline) =>
     timeline.workflowTaskDispatchMs + timeline.workflowTaskRunMs + timeline.activityDispatchMs + model(timeline) + tool(timeline) + other(timeline);
-  const row = (label: string, of: (timeline: StepTimeline) => number) => [label, perStep(of(floor), floor), perStep(of(agentd), agentd)];
+  const row = (label: string, of: (timeline: StepTimeline) => number) => [label, ...columns.map((timeline) => perStep(of(timeline), timeline))];
+  const count = (label: string, of: (timeline: StepTimeline) => number) => [label, ...columns.map((timeline) => num(of(timeline) / timeline.steps, 2))];
   return [
-    ['workflow tasks per step', num(floor.workflowTasks / floor.steps, 2), num(agentd.workflowTasks / agentd.steps, 2)],
-    ['activities per step', num(floor.activities / floor.steps, 2), num(agentd.activities / agentd.steps, 2)],
+    count('workflow tasks per step', (timeline) => timeline.workflowTasks),
+    count('activities per step', (timeline) => timeline.activities),
     row('workflow task scheduled → started (server hands it to the worker)', (timeline) => timeline.workflowTaskDispatchMs),
     row('workflow task started → completed (worker runs the workflow code, replies)', (timeline) => timeline.workflowTaskRunMs),
     row('activity scheduled → started (0 when eager)', (timeline) => timeline.activityDispatchMs),
@@ -255,37 +286,56 @@ function timelineRows(floor: StepTimeline, agentd: StepTimeline): string[][] {
   ];
 }
 
+function figuresOf(runs: Contenders<Throughput>, rates: Contenders<number>) {
+  return {
+    agentd: { ...runs.agentd, stepsPerSecond: rates.agentd },
+    floor: { ...runs.floor, stepsPerSecond: rates.floor },
+    ioFloor: { ...runs.ioFloor, stepsPerSecond: rates.ioFloor },
+    agentdOverFloor: rates.agentd / rates.floor,
+    ioFloorOverFloor: rates.ioFloor / rates.floor,
+    agentdOverIoFloor: rates.agentd / rates.ioFloor,
+  };
+}
+
+function throughputRow(label: string, rates: Contenders<number>, runs: Contenders<Throughput>): string[] {
+  const rounds = (run: Throughput) => run.perRound.map((value) => num(value, 1)).join(', ');
+  return [
+    label,
+    `**${num(rates.agentd, 1)}**`,
+    num(rates.floor, 1),
+    num(rates.ioFloor, 1),
+    `**${ratio(rates.agentd, rates.floor)}**`,
+    ratio(rates.ioFloor, rates.floor),
+    ratio(rates.agentd, rates.ioFloor),
+    `${rounds(runs.agentd)} / ${rounds(runs.floor)} / ${rounds(runs.ioFloor)}`,
+  ];
+}
+
 export async function overheadBench(stack: Stack): Promise<BenchBody> {
   const scale = FULL_SCALE;
   const speed = await compareWithFloor(stack, scale);
-  const single = { agentd: rate(speed.single.agentd), floor: rate(speed.single.floor) };
-  const concurrent = { agentd: rate(speed.concurrent.agentd), floor: rate(speed.concurrent.floor) };
-  say(`1 session: agentd ${num(single.agentd, 1)} steps/s, floor ${num(single.floor, 1)} → ${ratio(single.agentd, single.floor)} the floor`);
-  say(`${scale.concurrent} sessions: agentd ${num(concurrent.agentd, 1)} steps/s, floor ${num(concurrent.floor, 1)} → ${ratio(concurrent.agentd, concurrent.floor)} the floor`);
+  const rates = (run: Contenders<Throughput>) => ({ agentd: rate(run.agentd), floor: rate(run.floor), ioFloor: rate(run.ioFloor) });
+  const single = rates(speed.single);
+  const concurrent = rates(speed.concurrent);
+  const sayRates = (label: string, of: Contenders<number>) =>
+    say(
+      `${label}: agentd ${num(of.agentd, 1)} steps/s, floor ${num(of.floor, 1)} → ${ratio(of.agentd, of.floor)} the floor; ` +
+        `I/O floor ${num(of.ioFloor, 1)} (${ratio(of.ioFloor, of.floor)} the floor; agentd ${ratio(of.agentd, of.ioFloor)} of it)`,
+    );
+  sayRates('1 session', single);
+  sayRates(`${scale.concurrent} sessions`, concurrent);
   const rss = await idleRss(stack);
   const perSession = (rss.loaded - rss.baseline) / IDLE;
   const wake = { cached: median(rss.wakes.cachedMs), evicted: median(rss.wakes.evictedMs) };
   say(`worker RSS: ${mb(rss.baseline)} with no session, ${mb(rss.loaded)} with ${IDLE} idle → ${int(perSession / 1024)} KB per idle session (${ratio(rss.loaded, rss.baseline)} the baseline)`);
   say(`wake (message → model request), median of ${WAKES}: cached ${num(wake.cached, 0)} ms, evicted ${num(wake.evicted, 0)} ms`);
   const { timelines } = speed;
-  const rounds = (run: Throughput) => run.perRound.map((value) => num(value, 1)).join(', ');
   return {
     figures: {
       simulatorLatencyMs: 0,
       rounds: scale.rounds,
-      single: {
-        steps: scale.singleSteps,
-        agentd: { ...speed.single.agentd, stepsPerSecond: single.agentd },
-        floor: { ...speed.single.floor, stepsPerSecond: single.floor },
-        agentdOverFloor: single.agentd / single.floor,
-      },
-      concurrent: {
-        sessions: scale.concurrent,
-        stepsEach: scale.concurrentSteps,
-        agentd: { ...speed.concurrent.agentd, stepsPerSecond: concurrent.agentd },
-        floor: { ...speed.concurrent.floor, stepsPerSecond: concurrent.floor },
-        agentdOverFloor: concurrent.agentd / concurrent.floor,
-      },
+      single: { steps: scale.singleSteps, ...figuresOf(speed.single, single) },
+      concurrent: { sessions: scale.concurrent, stepsEach: scale.concurrentSteps, ...figuresOf(speed.concurrent, concurrent) },
       timelines,
       idle: {
         sessions: IDLE,
@@ -299,31 +349,31 @@ export async function overheadBench(stack: Stack): Promise<BenchBody> {
     },
     markdown: [
       'The simulator answers at once (no latency); tool outputs are 1,000 bytes every fourth step. An agentd step is a model call',
-      'and its tool call, each an activity, with a compaction decision before it. The **floor** is a bare workflow',
-      '(bench/floor/workflows.ts, bundled apart from agentd) running the same two activities per step, doing nothing, with the',
-      "same worker settings (ENGINE_TUNING.worker) on the same dev server (started with ENGINE_TUNING.server), in this process.",
-      `Each workload ran ${scale.rounds} times, floor then agentd, so a change of load on the machine hits both; figures are`,
-      'all steps over all wall time.',
+      'and its tool call, each an activity, with a compaction decision before it. Two floors run the same workflow',
+      '(bench/floor/workflows.ts, bundled apart from agentd: two activities per step) with the same worker settings',
+      '(ENGINE_TUNING.worker) on the same dev server (started with ENGINE_TUNING.server), in this process:',
+      '',
+      '- the **floor**: both activities do nothing, so its step is Temporal and the worker alone;',
+      '- the **I/O floor**: the least I/O any agent step needs and nothing else. The model activity makes one chat completion',
+      '  through the real `openai` client to a fixed-reply endpoint (bench/floor/fixedReplyModel.ts) and stores the reply in the',
+      "  same SQLite transcript store agentd uses; the tool activity stores a result. No context read, no tool, no tokenizer,",
+      '  no compaction decision: agentd cannot beat it, so its ratio to the floor bounds what agentd can reach.',
+      '',
+      `Each workload ran ${scale.rounds} times, floor, I/O floor, then agentd, so a change of load on the machine hits all three;`,
+      'figures are all steps over all wall time.',
       '',
       ...table(
-        ['workload', 'agentd steps / s', 'floor steps / s', 'agentd ÷ floor', 'per round (agentd)', 'per round (floor)'],
+        ['workload', 'agentd steps / s', 'floor', 'I/O floor', 'agentd ÷ floor', 'I/O floor ÷ floor', 'agentd ÷ I/O floor', 'per round (agentd / floor / I/O floor)'],
         [
-          [`1 session × ${scale.singleSteps} steps`, `**${num(single.agentd, 1)}**`, num(single.floor, 1), `**${ratio(single.agentd, single.floor)}**`, rounds(speed.single.agentd), rounds(speed.single.floor)],
-          [
-            `${scale.concurrent} sessions × ${scale.concurrentSteps} steps`,
-            `**${num(concurrent.agentd, 1)}**`,
-            num(concurrent.floor, 1),
-            `**${ratio(concurrent.agentd, concurrent.floor)}**`,
-            rounds(speed.concurrent.agentd),
-            rounds(speed.concurrent.floor),
-          ],
+          throughputRow(`1 session × ${scale.singleSteps} steps`, single, speed.single),
+          throughputRow(`${scale.concurrent} sessions × ${scale.concurrentSteps} steps`, concurrent, speed.concurrent),
         ],
       ),
       '',
       `Where a step's time goes (the last round's single workflow of each, from its history's event times; ${int(timelines.floor.steps)}`,
       `floor steps, ${int(timelines.agentd.steps)} agentd steps — agentd's last step is the answer, with no tool call):`,
       '',
-      ...table(['per step', 'floor', 'agentd'], timelineRows(timelines.floor, timelines.agentd)),
+      ...table(['per step', 'floor', 'I/O floor', 'agentd'], timelineRows(timelines)),
       '',
       `Worker RSS (child process \`node dist/src/worker.js\`, workflow cache ${DEFAULT_WORKFLOW_CACHE_SIZE} sessions, read from /proc):`,
       `**${mb(rss.baseline)}** after one warm-up session with none open; **${mb(rss.loaded)}** with ${IDLE} sessions that finished`,

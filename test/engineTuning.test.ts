@@ -64,15 +64,21 @@ describe('engine tuning on a real stack', () => {
     }
   });
 
-  test('the overhead harness runs the floor and agentd, same step shape, at a small scale', async () => {
+  test('the overhead harness runs both floors and agentd, same step shape, at a small scale', async () => {
     const result = await compareWithFloor(stack, { singleSteps: 3, concurrent: 3, concurrentSteps: 2, rounds: 1 });
-    assert.equal(result.single.floor.steps, 3);
-    assert.equal(result.concurrent.floor.steps, 6);
+    for (const floor of [result.single.floor, result.single.ioFloor]) assert.equal(floor.steps, 3);
+    for (const floor of [result.concurrent.floor, result.concurrent.ioFloor]) assert.equal(floor.steps, 6);
     assert.ok(result.single.agentd.steps >= 3, `agentd ran its steps: ${result.single.agentd.steps}`);
     assert.ok(result.concurrent.agentd.steps >= 6);
     const { floor, agentd } = result.timelines;
     assert.equal(floor.activities, 2 * floor.steps, 'the floor runs two activities per step');
     assert.deepEqual(Object.keys(floor.activityRunMs).sort(), ['floorModel', 'floorTool']);
+    const { ioFloor } = result.timelines;
+    assert.equal(ioFloor.activities, 2 * ioFloor.steps, 'the I/O floor runs the same two activities per step');
+    // Its I/O is real: a reply from the fixed-reply endpoint and a tool result per step, in the store
+    // agentd uses (warm-up 2 steps, one session of 3, three of 2).
+    const ioRows = (await stack.store.sessions()).filter((session) => session.sessionId.startsWith('io-floor-'));
+    assert.equal(ioRows.reduce((sum, session) => sum + session.messages, 0), 2 * (2 + 3 + 6));
     for (const type of ['callModel', 'runTool']) assert.ok(type in agentd.activityRunMs, `agentd ran ${type}`);
     assert.ok(agentd.workflowTasks > agentd.steps && floor.workflowTasks > floor.steps);
   });

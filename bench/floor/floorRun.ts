@@ -1,13 +1,13 @@
 /**
- * Runs the bare floor (bench/floor/workflows.ts) on the stack's server, in this process, with the
- * worker settings agentd's own worker gets (ENGINE_TUNING.worker), on a task queue of its own.
+ * Runs the floor workflow (bench/floor/workflows.ts) on the stack's server, in this process, with the
+ * worker settings agentd's own worker gets (ENGINE_TUNING.worker), on a task queue of its own: bare
+ * (no-op activities) or with the least I/O a step needs (ioFloorActivities).
  */
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { ENGINE_TUNING } from '../../src/engineTuning';
 import type { Stack } from '../../test/helpers/stack';
-import { floorActivities } from './activities';
+import { floorActivities, type FloorActivities } from './activities';
 
-export const FLOOR_TASK_QUEUE = 'agentd-bench-floor';
 
 export interface FloorTiming {
   readonly workflows: number;
@@ -31,24 +31,34 @@ function bundle(): Promise<WorkflowBundle> {
 
 let runs = 0;
 
-/** Runs `work` while a floor worker polls FLOOR_TASK_QUEUE. */
-export async function withFloorWorker<T>(stack: Stack, work: (floor: Floor) => Promise<T>): Promise<T> {
+/** Which floor: its name (in its task queue and workflow ids) and its activities. */
+export interface FloorKind {
+  readonly name: string;
+  readonly activities: FloorActivities;
+}
+
+export const BARE_FLOOR: FloorKind = { name: 'bare', activities: floorActivities };
+
+/** Runs `work` while a floor worker of `kind` polls a task queue of its own. */
+export async function withFloorWorker<T>(stack: Stack, work: (floor: Floor) => Promise<T>, kind: FloorKind = BARE_FLOOR): Promise<T> {
+  const { activities } = kind;
+  const taskQueue = `agentd-bench-floor-${kind.name}`;
   const connection = await NativeConnection.connect({ address: stack.temporal.address });
   try {
     const worker = await Worker.create({
       ...ENGINE_TUNING.worker,
       connection,
-      taskQueue: FLOOR_TASK_QUEUE,
+      taskQueue,
       workflowBundle: await bundle(),
-      activities: floorActivities,
+      activities,
     });
     const floor: Floor = {
       async run(workflows, steps) {
         const batch = ++runs;
-        const workflowIds = Array.from({ length: workflows }, (_, n) => `floor-${process.pid}-${batch}-${n}`);
+        const workflowIds = Array.from({ length: workflows }, (_, n) => `${taskQueue}-${process.pid}-${batch}-${n}`);
         const started = performance.now();
         const done = await Promise.all(
-          workflowIds.map((workflowId) => stack.client.workflow.execute('floorSession', { taskQueue: FLOOR_TASK_QUEUE, workflowId, args: [steps] })),
+          workflowIds.map((workflowId) => stack.client.workflow.execute('floorSession', { taskQueue, workflowId, args: [steps] })),
         );
         const seconds = (performance.now() - started) / 1000;
         return { workflows, steps: done.reduce((sum, ran) => sum + ran, 0), seconds, workflowIds };
