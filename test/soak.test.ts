@@ -10,6 +10,8 @@ import { faultSeed } from './helpers/random';
 import { describeSoak, lostIn, runSoak } from './helpers/soak';
 
 const MINUTE = 60_000;
+/** Enough steps that the sessions outlast two faults, a kill and whatever comes next. */
+const STEPS = 80;
 const postgresServer = testPostgresUrl('the soak test');
 
 describe('fault soak, short', { skip: postgresServer ? false : 'AGENTD_TEST_POSTGRES_URL is not set' }, () => {
@@ -17,7 +19,7 @@ describe('fault soak, short', { skip: postgresServer ? false : 'AGENTD_TEST_POST
     const report = await runSoak({
       postgresServer: postgresServer!,
       sessions: 3,
-      stepsPerSession: 40,
+      stepsPerSession: STEPS,
       faultGapMs: [3_000, 6_000],
       stopMs: [2_000, 25_000],
       maxHistoryEvents: 200,
@@ -28,6 +30,6 @@ describe('fault soak, short', { skip: postgresServer ? false : 'AGENTD_TEST_POST
     assert.equal(lostIn(report), 0, 'nothing lost, nothing repeated');
     assert.ok(report.faults.length >= 2, `faults were injected (${report.faults.length})`);
     assert.ok(report.runs > report.sessions, 'the sessions continued as new');
-    assert.equal(report.steps, 3 * 41);
+    assert.equal(report.steps, 3 * (STEPS + 1));
   });
 });

@@ -122,7 +122,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         options.log(`${seconds(atMs)}: worker ${worker.pid} had exited by itself (code ${code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
         workers[slot] = startWorkerProcess(env);
         workersStarted += 1;
-      } else if (random() < 0.5) {
+      } else if (faults.length === 0 || random() < 0.5) {
+        // The first fault is a kill: a long first stop would hold the loop while the other worker
+        // finishes every session, and the run would end with that single fault.
         await worker.stop('SIGKILL');
         faults.push({ atMs, kind: 'SIGKILL', pid: worker.pid });
         workers[slot] = startWorkerProcess(env);
