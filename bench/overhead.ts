@@ -1,8 +1,9 @@
 /**
  * Benchmark 2, orchestration overhead: steps per second of one session and of 50 concurrent ones
- * against a zero-latency simulator, each against the bare floor (bench/floor: a workflow of the same
- * two activities per step doing nothing) on the same server in the same process; where a step's
- * time goes, from both histories; and the worker's RSS per session with 500 sessions idle, waiting
+ * against a zero-latency simulator, each against two floors on the same server in the same process
+ * (bench/floor: a workflow of the same two activities per step, doing nothing, or doing only the
+ * least I/O a step needs); where a step's time goes, from the three histories; and the worker's RSS
+ * per session with 500 sessions idle, waiting
  * for a message — the worker in a child process, so its RSS is the worker's alone; the baseline is
  * the same worker with no session open — with the latency of waking a cached session against an
  * evicted one (replayed).
