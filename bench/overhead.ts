@@ -357,7 +357,7 @@ export async function overheadBench(stack: Stack): Promise<BenchBody> {
       '- the **floor**: both activities do nothing, so its step is Temporal and the worker alone;',
       '- the **I/O floor**: the least I/O any agent step needs and nothing else. The model activity makes one chat completion',
       '  through the real `openai` client to a fixed-reply endpoint (bench/floor/fixedReplyModel.ts) and stores the reply in the',
-      "  same SQLite transcript store agentd uses; the tool activity stores a result. No context read, no tool, no tokenizer,",
+      "  same SQLite transcript store agentd uses; the tool activity stores a result (the store counts each row's tokens, as for agentd). No context read, no tool,",
       '  no compaction decision: agentd cannot beat it, so its ratio to the floor bounds what agentd can reach.',
       '',
       `Each workload ran ${scale.rounds} times, floor, I/O floor, then agentd, so a change of load on the machine hits all three;`,

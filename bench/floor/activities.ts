@@ -17,8 +17,8 @@ export type FloorActivities = typeof floorActivities;
 /**
  * The same two activities doing the least I/O any agent step needs, and nothing else: the model
  * activity makes one chat completion through the real openai client (to a fixed-reply endpoint)
- * and stores the reply; the tool activity stores a result. No context is read, no tool runs, nothing
- * is counted. agentd cannot be faster than this, whatever its workflow does.
+ * and stores the reply; the tool activity stores a result. No context is read, no tool runs, no
+ * compaction decision is made. agentd cannot be faster than this, whatever its workflow does.
  */
 export function ioFloorActivities(store: TranscriptStore, model: OpenAI): FloorActivities {
   const sessionId = () => `io-floor-${Context.current().info.workflowExecution?.workflowId ?? 'standalone'}`;

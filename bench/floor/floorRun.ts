@@ -8,7 +8,6 @@ import { ENGINE_TUNING } from '../../src/engineTuning';
 import type { Stack } from '../../test/helpers/stack';
 import { floorActivities, type FloorActivities } from './activities';
 
-
 export interface FloorTiming {
   readonly workflows: number;
   readonly steps: number;
