@@ -32,3 +32,32 @@ export function isSummaryMessage(text: string | null | undefined): boolean {
 export function summaryMessageHeader(coveredSeqs: number, firstSeq: number, lastSeq: number): string {
   return `${SUMMARY_MESSAGE_PREFIX}: ${coveredSeqs} messages, seqs ${firstSeq}-${lastSeq}; originals are kept in the transcript store]`;
 }
+
+/**
+ * Which messages of the request a summary replaces, by 1-based position (message 1 is the system
+ * prompt). A summary request repeats the session's previous request word for word so a provider's
+ * prompt cache serves it; the messages after `last` stay in the context verbatim, and this says so.
+ */
+export interface SummaryRange {
+  readonly first: number;
+  readonly last: number;
+  /** Messages above the instruction. */
+  readonly total: number;
+}
+
+const RANGE_LINE = /^Summarize messages (\d+) to (\d+) of the (\d+) messages above\b/m;
+
+/** The instruction's line naming the range; `parseSummaryRange` reads it back. */
+export function summaryRangeLine(range: SummaryRange): string {
+  const kept = range.total - range.last;
+  const after = kept > 0 ? `the ${kept} after them stay in the context word for word after your summary, so do not repeat them` : 'none follow them';
+  return `Summarize messages ${range.first} to ${range.last} of the ${range.total} messages above (message 1 is the system prompt); ${after}.`;
+}
+
+/** The range an instruction names; undefined for one that names none (it asks for everything above). */
+export function parseSummaryRange(instruction: string): SummaryRange | undefined {
+  const found = RANGE_LINE.exec(instruction);
+  if (!found) return undefined;
+  const [first, last, total] = [Number(found[1]), Number(found[2]), Number(found[3])];
+  return first >= 1 && first <= last && last <= total ? { first, last, total } : undefined;
+}
