@@ -19,7 +19,10 @@ export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
   summaryWindowShare: 0.1,
   memoryMaxTokens: 2_048,
   memoryWindowShare: 0.05,
-  targetShareOfTrigger: 0.75,
+  targetShareOfTrigger: 0.5,
+  summaryRequest: 'continue',
+  pruneOnlyWhenItPays: true,
+  trimLongSummaries: true,
   oversizeShareOfWindow: 0.25,
   breakerThreshold: 3,
   breakerCoolDownSteps: 20,
@@ -68,8 +71,29 @@ export const CompactionSettingsSchema = z
     memoryMaxTokens: positive().default(D.memoryMaxTokens),
     /** Largest session memory as a share of the window: budget = min(memoryMaxTokens, share × window). @default 0.05 */
     memoryWindowShare: share(0.25).default(D.memoryWindowShare),
-    /** A compaction aims at most at this share of the trigger (hysteresis). @default 0.75 */
+    /**
+     * A compaction aims at most at this share of the trigger, and one that does not get there counts
+     * as a failure, so the context lands with room and the next compaction is many steps away. @default 0.5
+     */
     targetShareOfTrigger: share(1).default(D.targetShareOfTrigger),
+    /**
+     * How the summary request is built. `continue`: the session's previous request word for word, then
+     * one instruction naming the messages to summarize, so a provider's prompt cache serves all but the
+     * instruction. `standalone`: pinned messages, the region and the instruction (the earlier request,
+     * which shares only the pinned prefix with anything sent before). @default 'continue'
+     */
+    summaryRequest: z.enum(['continue', 'standalone']).default(D.summaryRequest),
+    /**
+     * Prune (rewrite old tool results in the middle of the conversation) only when the tokens it saves
+     * over the steps until the next compaction outweigh the prompt cache it breaks; else leave them to
+     * the next summary. @default true
+     */
+    pruneOnlyWhenItPays: z.boolean().default(D.pruneOnlyWhenItPays),
+    /**
+     * A summary over its budget (a model that ignores max_tokens) is cut to the budget without a model,
+     * keeping its lines that name files, commands, errors, numbers and constraints. @default true
+     */
+    trimLongSummaries: z.boolean().default(D.trimLongSummaries),
     /** A tool result over this share of the window is never put in the context whole. @default 0.25 */
     oversizeShareOfWindow: share(1).default(D.oversizeShareOfWindow),
     /** Consecutive failed compactions that stop auto-compaction. @default 3 */
