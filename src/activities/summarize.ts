@@ -7,7 +7,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ChatMessage, ToolSpec } from '../model/messages';
 import { judgeSummary } from '../model/summaryAcceptance';
-import { summaryMessageHeader } from '../model/summaryFormat';
+import { rangeWithin, summaryMessageHeader, type SummaryRange } from '../model/summaryFormat';
+import { trimSummaryToBudget } from '../model/summaryTrim';
+import { countTokens } from 'gpt-tokenizer';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
 import type { MessageMeasure } from '../policy/ledger';
 import { fromSeqRuns } from '../policy/seqRuns';
@@ -28,6 +30,7 @@ import {
   type SummarizeResult,
   type SummarizeSpent,
   type SummaryRejectedDetails,
+  SummaryRequestShape,
 } from './types';
 
 /** Room kept free in every summary request besides the summary budget: chat overheads, rounding. */
@@ -93,9 +96,54 @@ export function createSummarize(deps: ActivityDeps) {
   async function summarizeRegion(input: SummarizeInput, spent: SummarizeSpent): Promise<SummarizeResult> {
     const toolSpecs = (await toolsOf(deps, input.sessionId)).specs();
     const toolTokens = countToolTokens(toolSpecs);
-    const pinned = (await store.getMany(input.sessionId, fromSeqRuns(input.pinned))).map((row) => row.message);
     const region = await store.getMany(input.sessionId, fromSeqRuns(input.region));
-    const instruction: ChatMessage = { role: 'user', content: summarizeInstruction(input.budgetTokens) };
+    const continued = await continuedRequest(input, toolTokens);
+    let answer: string;
+    if (continued) {
+      answer = await ask([...continued.messages, instructionMessage(input.budgetTokens, continued.range)], input, spent.usage, toolSpecs);
+      spent.calls += 1;
+    } else {
+      answer = await standaloneSummary(input, region, toolSpecs, toolTokens, spent);
+    }
+    const fitted = input.trimToBudget === true ? trimSummaryToBudget(answer, input.budgetTokens) : answer;
+    const text = acceptedSummary(fitted, region, spent);
+    const covered = fromSeqRuns(input.covers);
+    const body: ChatMessage = {
+      role: 'user',
+      content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
+    };
+    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage: spent.usage });
+    const memory = await storeMemory(input);
+    return {
+      measure: measureOf(saved),
+      ...spent,
+      request: continued ? SummaryRequestShape.continued : SummaryRequestShape.standalone,
+      ...(fitted !== answer ? { trimmedFromTokens: countTokens(answer) } : {}),
+      ...(memory ? { memory } : {}),
+    };
+  }
+
+  /**
+   * The session's previous request as it was sent, when it holds the region in one run and, with the
+   * instruction and the summary's budget, still fits the window (DESIGN §5 "Summary requests
+   * continue the session"); else undefined, and the summary is asked for on its own.
+   */
+  async function continuedRequest(input: SummarizeInput, toolTokens: number): Promise<{ messages: ChatMessage[]; range: SummaryRange } | undefined> {
+    if (!input.request) return undefined;
+    const seqs = fromSeqRuns(input.request);
+    const range = rangeWithin(seqs, fromSeqRuns(input.region));
+    if (!range) return undefined;
+    const rows = await store.getMany(input.sessionId, seqs);
+    if (rows.length !== seqs.length) return undefined;
+    const instructionTokens = countMessageTokens(instructionMessage(input.budgetTokens, range));
+    const needed = toolTokens + sum(rows.map((row) => row.tokens)) + instructionTokens + input.budgetTokens + REQUEST_MARGIN_TOKENS;
+    return needed <= input.contextWindow ? { messages: rows.map((row) => row.message), range } : undefined;
+  }
+
+  /** Pinned messages, then the region in chunks that fit, each merging the summary so far; the last answer. */
+  async function standaloneSummary(input: SummarizeInput, region: StoredMessage[], toolSpecs: ToolSpec[], toolTokens: number, spent: SummarizeSpent): Promise<string> {
+    const pinned = (await store.getMany(input.sessionId, fromSeqRuns(input.pinned))).map((row) => row.message);
+    const instruction = instructionMessage(input.budgetTokens);
     const fixedTokens =
       toolTokens + sum(pinned.map(countMessageTokens)) + countMessageTokens(instruction) + input.budgetTokens + REQUEST_MARGIN_TOKENS;
     // Every chunk after the first also carries the summary so far, up to the summary budget.
@@ -108,17 +156,14 @@ export function createSummarize(deps: ActivityDeps) {
       spent.calls += 1;
       summary = { role: 'user', content: text };
     }
-    const text = acceptedSummary(summary?.content ?? '', region, spent);
-    const covered = fromSeqRuns(input.covers);
-    const body: ChatMessage = {
-      role: 'user',
-      content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
-    };
-    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage: spent.usage });
-    const memory = await storeMemory(input);
-    return { measure: measureOf(saved), ...spent, ...(memory ? { memory } : {}) };
+    return summary?.content ?? '';
   }
 }
+
+function instructionMessage(budgetTokens: number, range?: SummaryRange): ChatMessage {
+  return { role: 'user', content: summarizeInstruction(budgetTokens, range) };
+}
+
 
 /** A message as one summary request carries it: the original, or a view of it when its step is too big. */
 interface RequestPart {

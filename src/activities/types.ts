@@ -159,6 +159,15 @@ export interface SummarizeInput {
   memoryBudgetTokens?: number;
   /** Original seqs still in the context after this compaction (pinned and tail), for "what left". */
   kept?: SeqRun[];
+  /**
+   * Live seqs of the request to repeat, in order (settings `summaryRequest: 'continue'`): the
+   * session's previous model request, holding `region`. The summary request sends it word for word,
+   * then the instruction naming the region, so a provider's prompt cache serves all but the
+   * instruction. Absent, or too big for the window: pinned messages, the region and the instruction.
+   */
+  request?: SeqRun[];
+  /** A summary over `budgetTokens` is cut down to it without a model, instead of taken as it came. */
+  trimToBudget?: boolean;
 }
 
 /**
@@ -198,9 +207,22 @@ export type SummarizeSpent = z.infer<typeof SummarizeSpentSchema>;
 
 export interface SummarizeResult extends SummarizeSpent {
   measure: MessageMeasure;
+  /** How the request was built: `continued` repeats the previous request; absent in results from before. */
+  request?: SummaryRequestShape;
+  /** Tokens the model answered, when the summary was cut down to its budget (`trimToBudget`). */
+  trimmedFromTokens?: number;
   /** The session memory stored under `memorySeq`, when one was asked for. */
   memory?: MessageMeasure;
 }
+
+/** How a summary request was built (DESIGN §5 "Summary requests continue the session"). */
+export const SummaryRequestShape = {
+  /** The previous request word for word, then the instruction: one request, served from the prompt cache. */
+  continued: 'continued',
+  /** Pinned messages, the region and the instruction, in one request or in chunks when the region is too big. */
+  standalone: 'standalone',
+} as const;
+export type SummaryRequestShape = (typeof SummaryRequestShape)[keyof typeof SummaryRequestShape];
 
 /** The details of a `SummaryRejected` failure. */
 const SummaryRejectedDetailsSchema = SummarizeSpentSchema.extend({

@@ -61,3 +61,10 @@ export function parseSummaryRange(instruction: string): SummaryRange | undefined
   const [first, last, total] = [Number(found[1]), Number(found[2]), Number(found[3])];
   return first >= 1 && first <= last && last <= total ? { first, last, total } : undefined;
 }
+
+/** Where `region` stands in `request` (both seqs in context order), when it is one unbroken run of it. */
+export function rangeWithin(request: readonly number[], region: readonly number[]): SummaryRange | undefined {
+  const start = request.indexOf(region[0] ?? -1);
+  if (start < 0 || region.some((seq, offset) => request[start + offset] !== seq)) return undefined;
+  return { first: start + 1, last: start + region.length, total: request.length };
+}

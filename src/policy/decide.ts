@@ -4,7 +4,8 @@
  * the Temporal sandbox, and replay must give the same answer; all I/O is in activities.
  */
 import { appendOriginals } from './accounting';
-import { allowsAutoCompaction } from './breaker';
+import { growthPerStep, tokensFrom, TYPICAL_CACHE_PRICES } from './cacheCost';
+import { allowsAutoCompaction, isHalfOpen } from './breaker';
 import {
   CompactionRequest,
   CompactionStrategy,
@@ -12,6 +13,7 @@ import {
   ShortfallReason,
   TruncationCause,
   TruncationShortfallReason,
+  type CacheEconomics,
   type CompactDecision,
   type DecideInput,
   type Decision,
@@ -21,6 +23,7 @@ import {
 import { calibratedTokens, estimateContext, projectTokens, rawContextTokens, type ContextEstimate } from './estimate';
 import { LedgerKind } from './ledger';
 import { selectPrune, shouldSkipSummary } from './selectPrune';
+import { pruneOrSummary } from './pruneOrSummary';
 import { selectTail } from './selectTail';
 import { toSeqRuns } from './seqRuns';
 import { effectiveTailCap, isAtTrigger, isOverHardLimit } from './thresholds';
@@ -57,7 +60,11 @@ export function decide(input: DecideInput): Decision {
         ? truncation(input, estimate, TruncationCause.autoOff, settings.hardLimitTokens)
         : none(NoneReason.autoOff, estimate);
     }
-    if (!isAtTrigger(estimate.tokens, settings)) return none(NoneReason.underTrigger, estimate);
+    if (!isAtTrigger(estimate.tokens, settings)) {
+      // The breaker's one retry is due at its step, not at the next trigger, which may be far off.
+      const retryDue = input.landWithRoom === true && isHalfOpen(input.breaker, input.step);
+      return (retryDue ? planCompaction(input, estimate, true) : undefined) ?? none(NoneReason.underTrigger, estimate);
+    }
     const halfOpenStep = input.graceful === true ? input.step : undefined;
     if (input.graceful === true && !allowsAutoCompaction(input.breaker, halfOpenStep)) return withoutSummarizer(input, estimate);
     if (!allowsAutoCompaction(input.breaker, halfOpenStep)) {
@@ -172,6 +179,7 @@ function truncation(input: DecideInput, estimate: ContextEstimate, cause: Trunca
 function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAllowed: boolean): CompactDecision | undefined {
   const { ledger, settings } = input;
   const graceful = input.graceful === true;
+  const landWithRoom = input.landWithRoom === true;
   const overhead = settings.perMessageOverheadTokens;
   const toolSchemaTokens = input.estimateInput.toolSchemaTokens;
   const { calibration, excessTokens } = estimate;
@@ -212,7 +220,38 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   for (const cut of tail.cuts) tailCutSaved += cut.tokensBefore - cut.expectedTokens;
   const rawTotal = rawContextTokens(ledger, overhead, toolSchemaTokens);
   const estimateAfterPrune = projectTokens(rawTotal - prune.savedTokens - tailCutSaved, calibration, excessTokens);
-  const skipSummary = shouldSkipSummary(
+  // The summary is at most its budget, and a summary longer than what it replaces is a failure;
+  // the session memory beside it is at most its own budget; its message carries agentd's header line.
+  const summaryTokens = Math.min(settings.summaryBudgetTokens, calibratedTokens(olderRaw, calibration));
+  const header = graceful ? SUMMARY_HEADER_TOKENS : 0;
+  let afterSummary: number | undefined =
+    summaryAllowed && olderHasOriginals
+      ? projectTokens(fixedRaw + tail.weight + 2 * overhead + header, calibration, excessTokens) + summaryTokens + settings.memoryBudgetTokens
+      : undefined;
+  // A summary that cannot shrink the context would only be billed and rejected.
+  if (graceful && afterSummary !== undefined && afterSummary >= estimate.tokens) afterSummary = undefined;
+  const canPrune = prune.cuts.length + tail.cuts.length > 0;
+
+  let strategy: CompactionStrategy;
+  let economics: CacheEconomics | undefined;
+  if (landWithRoom && settings.pruneOnlyWhenItPays && canPrune) {
+    const firstRewritten = [...prune.cuts, ...tail.cuts].map((cut) => cut.seq).sort((a, b) => a - b)[0]!;
+    const choice = pruneOrSummary({
+      estimateTokens: estimate.tokens,
+      previousRequestTokens: input.estimateInput.anchor?.promptTokens ?? fixedServer,
+      fixedTokens: fixedServer,
+      targetTokens: settings.targetTokens,
+      afterPrune: estimateAfterPrune,
+      pruneRewrittenTokens: calibratedTokens(Math.max(0, tokensFrom(ledger, firstRewritten, overhead) - prune.savedTokens - tailCutSaved), calibration),
+      afterSummary,
+      summaryOutputTokens: summaryTokens,
+      summaryContinues: settings.summaryRequest === 'continue',
+      horizon: { triggerTokens: settings.triggerTokens, growthPerStep: calibratedTokens(growthPerStep(ledger, overhead), calibration) },
+      prices: input.prices ?? TYPICAL_CACHE_PRICES,
+    });
+    strategy = choice.strategy;
+    economics = choice.economics;
+  } else if (afterSummary !== undefined && !shouldSkipSummary(
     {
       savedTokens: prune.savedTokens + tailCutSaved,
       transcriptTokens: rawTotal - toolSchemaTokens,
@@ -221,30 +260,14 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
       triggerTokens: graceful ? settings.targetTokens : settings.triggerTokens,
     },
     settings,
-  );
-
-  let strategy: CompactionStrategy;
-  let expectedAfter = 0;
-  let summarizes = summaryAllowed && olderHasOriginals && !skipSummary;
-  if (summarizes) {
-    // The summary is at most its budget, and a summary longer than what it replaces is a failure;
-    // the session memory beside it is at most its own budget.
-    const summaryTokens = Math.min(settings.summaryBudgetTokens, calibratedTokens(olderRaw, calibration));
-    // The summary message also carries agentd's header line.
-    const header = graceful ? SUMMARY_HEADER_TOKENS : 0;
-    expectedAfter =
-      projectTokens(fixedRaw + tail.weight + 2 * overhead + header, calibration, excessTokens) + summaryTokens + settings.memoryBudgetTokens;
-    // A summary that cannot shrink the context would only be billed and rejected.
-    if (graceful && expectedAfter >= estimate.tokens) summarizes = false;
-  }
-  if (summarizes) {
+  )) {
     strategy = CompactionStrategy.summary;
-  } else if (prune.cuts.length + tail.cuts.length > 0) {
+  } else if (canPrune) {
     strategy = CompactionStrategy.prune;
-    expectedAfter = estimateAfterPrune;
   } else {
     return undefined;
   }
+  const expectedAfter = strategy === CompactionStrategy.summary ? afterSummary! : estimateAfterPrune;
 
   const summary = strategy === CompactionStrategy.summary;
   const decision: CompactDecision = {
@@ -265,12 +288,15 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
     expectedAfter,
     target: settings.targetTokens,
     trigger: settings.triggerTokens,
+    ...(landWithRoom ? { landAt: settings.targetTokens } : {}),
+    ...(economics ? { economics } : {}),
     projection: projectionOf(input, estimate),
   };
-  if (expectedAfter < settings.triggerTokens) return decision;
+  const limit = landWithRoom ? settings.targetTokens : settings.triggerTokens - 1;
+  if (expectedAfter <= limit) return decision;
 
   let reason: ShortfallReason;
-  if (fixedServer + (summary ? settings.summaryBudgetTokens + settings.memoryBudgetTokens : 0) >= settings.triggerTokens) {
+  if (fixedServer + (summary ? settings.summaryBudgetTokens + settings.memoryBudgetTokens : 0) > limit) {
     reason = ShortfallReason.pinnedOverBudget;
   } else if (!tail.fits) {
     reason = ShortfallReason.stepOverCap;
@@ -279,5 +305,5 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   } else {
     reason = ShortfallReason.estimateExcess;
   }
-  return { ...decision, shortfall: { reason, overByTokens: expectedAfter - settings.triggerTokens } };
+  return { ...decision, shortfall: { reason, overByTokens: expectedAfter - (landWithRoom ? limit : settings.triggerTokens) } };
 }

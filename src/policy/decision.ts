@@ -3,6 +3,7 @@
  * JSON (it may be logged, carried or sent to activities). Pure types and `as const` sets only.
  */
 import type { BreakerState } from './breaker';
+import type { CachePrices } from './cacheCost';
 import type { EstimateInput } from './estimate';
 import type { LedgerEntry } from './ledger';
 import type { SeqRun } from './seqRuns';
@@ -128,6 +129,14 @@ export interface DecideInput {
    * lower; false for histories recorded before (the workflow's `patched()`).
    */
   readonly memoryAtTruncation?: boolean;
+  /**
+   * The rules of DESIGN §5 "Land with room" and "Prune only when it pays": a compaction must land at
+   * the target; pruning is weighed against a summary in prompt-cache terms; an open breaker's retry
+   * runs at its step, under the trigger too. False for histories recorded before them.
+   */
+  readonly landWithRoom?: boolean;
+  /** Prices relative to an uncached input token, for weighing pruning; TYPICAL_CACHE_PRICES when absent. */
+  readonly prices?: CachePrices;
 }
 
 /** Nothing to do: a value, never an exception. */
@@ -179,10 +188,31 @@ export interface CompactDecision {
   readonly target: number;
   /** The trigger the result is verified against. */
   readonly trigger: number;
-  /** Present when `expectedAfter` is not under the trigger: why not. */
+  /** Present when `expectedAfter` is over where it must land (`landAt`, else under the trigger): why. */
   readonly shortfall?: { readonly reason: ShortfallReason; readonly overByTokens: number };
+  /**
+   * Where the result must land to count as a success (DESIGN §5 "Land with room"): the target.
+   * Absent in decisions from before that rule, which only had to get under the trigger.
+   */
+  readonly landAt?: number;
+  /** Why this strategy, in prompt-cache terms, when pruning and a summary were weighed. */
+  readonly economics?: CacheEconomics;
   /** Numbers the projection used. */
   readonly projection: ProjectionBasis;
+}
+
+/**
+ * A compaction's prompt-cache account (server tokens; costs in uncached input tokens): what the next
+ * request sends uncached, what the context loses, how long until the next compaction, the cost per
+ * step of the strategy taken and, when both were weighed, of each.
+ */
+export interface CacheEconomics {
+  readonly rewrittenTokens: number;
+  readonly savedTokens: number;
+  readonly stepsToNextCompaction: number;
+  readonly costPerStep: number;
+  readonly pruneCostPerStep?: number;
+  readonly summaryCostPerStep?: number;
 }
 
 /** Drop the oldest whole steps without a model (then `applyTruncation`). */

@@ -19,7 +19,6 @@ export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
   summaryWindowShare: 0.1,
   memoryMaxTokens: 2_048,
   memoryWindowShare: 0.05,
-  targetShareOfTrigger: 0.5,
   summaryRequest: 'continue',
   pruneOnlyWhenItPays: true,
   trimLongSummaries: true,
@@ -29,6 +28,14 @@ export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
   perMessageOverheadTokens: 4,
   minRoomTokens: 1_024,
 });
+
+/**
+ * What a compaction aims at, as a share of the trigger, when the settings name none: half, so the
+ * context lands with room (DESIGN §5 "Land with room"). Histories recorded before that rule aimed at
+ * three quarters; the workflow says which applies, so their decisions replay unchanged.
+ */
+export const TARGET_SHARE_OF_TRIGGER = 0.5;
+export const EARLIER_TARGET_SHARE_OF_TRIGGER = 0.75;
 
 const D = DEFAULT_COMPACTION_SETTINGS;
 const count = () => z.number().int().nonnegative();
@@ -73,9 +80,10 @@ export const CompactionSettingsSchema = z
     memoryWindowShare: share(0.25).default(D.memoryWindowShare),
     /**
      * A compaction aims at most at this share of the trigger, and one that does not get there counts
-     * as a failure, so the context lands with room and the next compaction is many steps away. @default 0.5
+     * as a failure, so the context lands with room and the next compaction is many steps away.
+     * Unset: TARGET_SHARE_OF_TRIGGER (0.5).
      */
-    targetShareOfTrigger: share(1).default(D.targetShareOfTrigger),
+    targetShareOfTrigger: share(1).optional(),
     /**
      * How the summary request is built. `continue`: the session's previous request word for word, then
      * one instruction naming the messages to summarize, so a provider's prompt cache serves all but the
@@ -144,7 +152,7 @@ export interface ResolvedCompactionSettings extends CompactionSettings {
   readonly summaryBudgetTokens: number;
   /** Largest session memory block: min(memoryMaxTokens, memoryWindowShare × contextWindow). */
   readonly memoryBudgetTokens: number;
-  /** What a compaction aims at, at most: targetShareOfTrigger × triggerTokens. */
+  /** What a compaction aims at, at most: targetShareOfTrigger × triggerTokens; one that lands over it fails. */
   readonly targetTokens: number;
   /** Above this a request leaves too little room to answer: contextWindow − minRoomTokens. */
   readonly hardLimitTokens: number;
@@ -176,7 +184,7 @@ export class CompactionSettingsError extends Error {
  * Contradictions that only show against a window: on a small one the defaults could otherwise
  * leave compaction unable to get under its own trigger. Empty when the settings fit the window.
  */
-export function compactionSettingsIssues(contextWindow: number, s: CompactionSettings): CompactionSettingsIssue[] {
+export function compactionSettingsIssues(contextWindow: number, s: CompactionSettings, rules: SettingsRules = {}): CompactionSettingsIssue[] {
   if (!Number.isInteger(contextWindow) || contextWindow <= 0) {
     return [{ field: 'contextWindow', message: `contextWindow ${contextWindow} must be a positive integer of tokens` }];
   }
@@ -197,7 +205,7 @@ export function compactionSettingsIssues(contextWindow: number, s: CompactionSet
     // The derived numbers below are meaningless without a sane trigger.
     return issues;
   }
-  const derived = derive(contextWindow, s);
+  const derived = derive(contextWindow, s, rules);
   if (derived.summaryBudgetTokens >= derived.targetTokens) {
     issues.push({
       field: 'summaryMaxTokens',
@@ -229,7 +237,7 @@ export function compactionSettingsIssues(contextWindow: number, s: CompactionSet
  * numbers and returns them frozen. Throws `CompactionSettingsError` naming each bad field and value:
  * this runs once before a session starts, where an exception is the clear answer.
  */
-export function resolveCompactionSettings(contextWindow: number, partial: unknown = {}): ResolvedCompactionSettings {
+export function resolveCompactionSettings(contextWindow: number, partial: unknown = {}, rules: SettingsRules = {}): ResolvedCompactionSettings {
   const parsed = CompactionSettingsSchema.safeParse(partial ?? {});
   if (!parsed.success) {
     throw new CompactionSettingsError(
@@ -239,19 +247,26 @@ export function resolveCompactionSettings(contextWindow: number, partial: unknow
       })),
     );
   }
-  const issues = compactionSettingsIssues(contextWindow, parsed.data);
+  const issues = compactionSettingsIssues(contextWindow, parsed.data, rules);
   if (issues.length > 0) throw new CompactionSettingsError(issues);
-  return Object.freeze({ ...parsed.data, ...derive(contextWindow, parsed.data) });
+  return Object.freeze({ ...parsed.data, ...derive(contextWindow, parsed.data, rules) });
 }
 
-function derive(contextWindow: number, s: CompactionSettings) {
+/** Which rules a session's history was recorded under (the workflow's `patched()`); all current by default. */
+export interface SettingsRules {
+  /** False for histories from before DESIGN §5 "Land with room": an unset target is the earlier 0.75. */
+  readonly landWithRoom?: boolean;
+}
+
+function derive(contextWindow: number, s: CompactionSettings, rules: SettingsRules) {
   const triggerTokens = contextWindow - s.reserveTokens;
+  const targetShare = s.targetShareOfTrigger ?? (rules.landWithRoom === false ? EARLIER_TARGET_SHARE_OF_TRIGGER : TARGET_SHARE_OF_TRIGGER);
   return {
     contextWindow,
     triggerTokens,
     summaryBudgetTokens: Math.min(s.summaryMaxTokens, Math.floor(s.summaryWindowShare * contextWindow)),
     memoryBudgetTokens: Math.min(s.memoryMaxTokens, Math.floor(s.memoryWindowShare * contextWindow)),
-    targetTokens: Math.floor(s.targetShareOfTrigger * triggerTokens),
+    targetTokens: Math.floor(targetShare * triggerTokens),
     hardLimitTokens: contextWindow - s.minRoomTokens,
     oversizeTokens: Math.floor(s.oversizeShareOfWindow * contextWindow),
   };

@@ -1,6 +1,7 @@
 /**
  * Whether a compaction succeeded (DESIGN §5 "Result"): a summary longer than what it replaces, a
- * view no smaller than its original, or a result not under the trigger is a failure, counted by the
+ * view no smaller than its original, or a result not under the trigger (over the target, where the
+ * decision says it must land there) is a failure, counted by the
  * breaker, so a compaction that cannot shrink the context stops being retried (no death spiral). Pure.
  */
 import type { AppliedCompaction, CompactDecision } from './decision';
@@ -13,6 +14,8 @@ export const VerifyFailure = {
   viewNotShorter: 'view_not_shorter',
   /** The new context is still at or over the trigger. */
   notUnderTrigger: 'not_under_trigger',
+  /** The new context is over the target it had to land at (DESIGN §5 "Land with room"). */
+  notAtTarget: 'not_at_target',
 } as const;
 export type VerifyFailure = (typeof VerifyFailure)[keyof typeof VerifyFailure];
 
@@ -60,6 +63,14 @@ export function verifyCompaction(decision: CompactDecision, applied: AppliedComp
       ok: false,
       code: VerifyFailure.notUnderTrigger,
       message: `context is ${event.tokensAfter} tokens after compaction, not under the trigger ${decision.trigger}`,
+      adopt: event.tokensAfter < event.tokensBefore,
+    };
+  }
+  if (decision.landAt !== undefined && event.tokensAfter > decision.landAt) {
+    return {
+      ok: false,
+      code: VerifyFailure.notAtTarget,
+      message: `context is ${event.tokensAfter} tokens after compaction, over the target ${decision.landAt} it must land at`,
       adopt: event.tokensAfter < event.tokensBefore,
     };
   }

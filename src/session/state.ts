@@ -1,5 +1,6 @@
 /** What the `state` query answers and what a session returns; plain JSON, shared by workflow and clients. */
-import type { CompactionEvent, CompactionRequest } from '../policy/decision';
+import type { CacheEconomics, CompactionEvent, CompactionRequest } from '../policy/decision';
+import type { SummaryRequestShape } from '../activities/types';
 import type { BreakerState } from '../policy/breaker';
 import type { BudgetGuard, BudgetLimits } from '../policy/budget';
 import type { SeqRun } from '../policy/seqRuns';
@@ -99,6 +100,12 @@ export interface CompactionNotice {
   halfOpenRetry?: boolean;
   /** What this compaction did to the breaker: a failure opened it, or a success closed an open one. */
   breaker?: 'opened' | 'closed';
+  /** Its prompt-cache account, when pruning and a summary were weighed (DESIGN §5 "Prune only when it pays"). */
+  cache?: CacheEconomics;
+  /** How the summary request was built: `continued` repeated the previous request, so the cache served it. */
+  summaryRequest?: SummaryRequestShape;
+  /** The model's summary had this many tokens, over its budget, and agentd cut it down (DESIGN §5 "Land with room"). */
+  summaryTrimmedFromTokens?: number;
 }
 
 interface CompactionReport {

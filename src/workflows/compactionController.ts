@@ -3,8 +3,8 @@
  * results, summarize the older region, or truncate whole steps. Holds the breaker, the usage anchor
  * and the calibration. Workflow code: I/O goes through activities; the rules are in `src/policy`.
  */
-import { ActivityFailure, ApplicationFailure, log, patched } from '@temporalio/workflow';
-import { ActivityFailureType, summarizeFailureDetails, type CallModelResult, type SummarizeInput, type SummarizeResult, type ViewRequest } from '../activities/types';
+import { ActivityFailure, log, patched } from '@temporalio/workflow';
+import { type CallModelResult, type SummarizeInput, type SummarizeResult, type ViewRequest } from '../activities/types';
 import {
   allowsAutoCompaction,
   applyCompaction,
@@ -17,7 +17,6 @@ import {
   estimateContext,
   isHalfOpen,
   isOversized,
-  originalsOfSeqs,
   oversizedView,
   rawContextTokens,
   recordFailure,
@@ -25,6 +24,7 @@ import {
   toSeqRuns,
   verifyCompaction,
   type AppliedCompaction,
+  type CachePrices,
   type CompactDecision,
   type CompactionResults,
   type DecideInput,
@@ -39,6 +39,8 @@ import type { CompactionNotice } from '../session/state';
 import type { SessionActivities } from './activityOptions';
 import { CompactionRecord, type SessionPosition } from './compactionRecord';
 import type { CompactionCarry } from './sessionCarry';
+import { closesBreaker, failureReason, type BreakerRole } from './breakerRole';
+import { summaryInputOf } from './summaryInput';
 import { rememberDropped } from './truncationMemory';
 
 /** The activities compaction calls; the session wraps `summarize` to count what it bills. */
@@ -68,18 +70,15 @@ const TRUNCATION_MEMORY_PATCH = 'memory-at-truncation';
 /** Marks histories whose kept steps may get views of long tool-call arguments (DESIGN §5 "Result"). */
 const TOOL_CALL_VIEWS_PATCH = 'tool-call-views';
 
+/**
+ * Marks histories written with DESIGN §5 "Land with room" and "Prune only when it pays": compactions
+ * must reach the target (half the trigger unless set), pruning is weighed in prompt-cache terms, and
+ * an open breaker's retry runs at its step. Asked once when the run starts (settings) and at every decision.
+ */
+export const LAND_WITH_ROOM_PATCH = 'land-with-room';
+
 /** Marks histories where a failed reactive compaction drops steps before the retry (DESIGN §5); asked only then. */
 const REACTIVE_FALLBACK_PATCH = 'truncate-after-failed-reactive-compaction';
-
-/** How one compaction relates to the breaker. */
-interface BreakerRole {
-  /** The breaker is open and its cool-down is over: this is the one retry. */
-  halfOpen: boolean;
-  /** The breaker is open and this is model-free pruning only: it neither counts nor closes. */
-  bypass: boolean;
-  /** Record failures with step and reason, so the breaker can half-open. */
-  graceful: boolean;
-}
 
 export class CompactionController {
   private readonly record: CompactionRecord;
@@ -90,6 +89,8 @@ export class CompactionController {
     private readonly sessionId: string,
     private readonly model: string,
     private readonly settings: ResolvedCompactionSettings,
+    /** For weighing pruning against a summary: the session's prices relative to an uncached input token. */
+    private readonly prices: CachePrices,
     private readonly activities: CompactionActivities,
     private readonly allocateSeq: () => number,
     /** This run's slice of the session carry, changed in place. */
@@ -116,6 +117,7 @@ export class CompactionController {
     const ours = rawContextTokens(ledgerSent, this.settings.perMessageOverheadTokens, this.carried.toolSchemaTokens);
     this.carried.calibration = calibrate(this.carried.calibration, reply.usage.promptTokens, ours);
     this.carried.anchor = { ...reply.usage, lastSeq: reply.measure.seq };
+    this.carried.lastRequest = toSeqRuns(ledgerSent.map((entry) => entry.seq));
   }
 
   /** What to do about `ledger` before the next model call (the pure policy; DESIGN §5). */
@@ -148,6 +150,13 @@ export class CompactionController {
     return decision.kind === 'truncate' ? this.truncate(ledger, decision, at) : { ledger };
   }
 
+  /** The notice of a refused request that no compaction or truncation could shrink; the session fails with `why`. */
+  noteCannotFit(ledger: readonly LedgerEntry[], why: string, at: SessionPosition): void {
+    const tokens = this.estimate(ledger);
+    const nothing = { coveredSeqs: [], truncatedSeqs: [], tokensBefore: tokens, tokensAfter: tokens };
+    this.record.failed({ reason: CompactionRequest.reactive, strategy: 'truncate', ...nothing, failed: why }, at);
+  }
+
   /** A tool result too big to ever fit is replaced right away by a view `read_output` pages through. */
   async viewIfOversized(entry: LedgerEntry): Promise<LedgerEntry> {
     if (!this.settings.enabled || !isOversized(entry, this.settings, this.settings.contextWindow)) return entry;
@@ -170,13 +179,18 @@ export class CompactionController {
       graceful: patched(GRACEFUL_COMPACTION_PATCH),
       cutToolCalls: patched(TOOL_CALL_VIEWS_PATCH),
       memoryAtTruncation: patched(TRUNCATION_MEMORY_PATCH),
+      landWithRoom: patched(LAND_WITH_ROOM_PATCH),
+      prices: this.prices,
     };
   }
 
   private async compact(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, role: BreakerRole): Promise<CompactionOutcome> {
     let applied: AppliedCompaction;
+    let summary: SummarizeResult | undefined;
     try {
-      applied = applyCompaction(ledger, decision, await this.compactionResults(ledger, decision));
+      const done = await this.compactionResults(ledger, decision);
+      summary = done.summary;
+      applied = applyCompaction(ledger, decision, done.results);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       const why = `${error.activityType} failed: ${error.cause?.message ?? error.message}`;
@@ -190,13 +204,16 @@ export class CompactionController {
     delete this.carried.anchor;
     const marks = {
       ...(role.halfOpen ? { halfOpenRetry: true } : {}),
+      ...(decision.economics ? { cache: decision.economics } : {}),
+      ...(summary?.request ? { summaryRequest: summary.request } : {}),
+      ...(summary?.trimmedFromTokens !== undefined ? { summaryTrimmedFromTokens: summary.trimmedFromTokens } : {}),
       ...(wasOpen && !this.carried.breaker.open ? { breaker: 'closed' as const } : {}),
     };
     return { ledger: applied.ledger, notice: this.record.done(applied, at, marks) };
   }
 
   /** The activities of a compaction: the views it cuts, then the summary and the memory beside it. */
-  private async compactionResults(ledger: LedgerEntry[], decision: CompactDecision): Promise<CompactionResults> {
+  private async compactionResults(ledger: LedgerEntry[], decision: CompactDecision): Promise<{ results: CompactionResults; summary?: SummarizeResult }> {
     const bySeq = new Map(ledger.map((entry) => [entry.seq, entry]));
     const cuts = decision.strategy === 'summary' ? decision.tailCuts : [...decision.prune, ...decision.tailCuts];
     const results: CompactionResults = {};
@@ -205,24 +222,13 @@ export class CompactionController {
       const measures = await this.activities.cutToolResults({ sessionId: this.sessionId, views: requests });
       Object.assign(results, { views: measures.map((measure, index) => ({ replacedSeq: cuts[index]!.seq, ...measure })) });
     }
-    if (decision.strategy !== 'summary') return results;
+    if (decision.strategy !== 'summary') return { results };
     const seq = this.allocateSeq();
     // Histories from before the session memory allocated no seq for it and stored none.
-    const memory = patched(SESSION_MEMORY_PATCH)
-      ? { memorySeq: this.allocateSeq(), memoryBudgetTokens: decision.memoryBudgetTokens, kept: originalsOfSeqs(ledger, [...decision.pinned, ...decision.tail]) }
-      : {};
-    const summary = await this.activities.summarize({
-      sessionId: this.sessionId,
-      seq,
-      pinned: toSeqRuns(decision.pinned),
-      region: decision.summarize,
-      covers: decision.covers,
-      model: this.model,
-      budgetTokens: decision.summaryBudgetTokens,
-      contextWindow: this.settings.contextWindow,
-      ...memory,
-    });
-    return Object.assign(results, { summary: summary.measure, ...(summary.memory ? { memory: summary.memory } : {}) });
+    const memorySeq = patched(SESSION_MEMORY_PATCH) ? this.allocateSeq() : undefined;
+    const parts = { sessionId: this.sessionId, model: this.model, settings: this.settings, lastRequest: this.carried.lastRequest, seq, memorySeq };
+    const summary = await this.activities.summarize(summaryInputOf(parts, ledger, decision));
+    return { results: { ...results, summary: summary.measure, ...(summary.memory ? { memory: summary.memory } : {}) }, summary };
   }
 
   /**
@@ -278,23 +284,4 @@ export class CompactionController {
     const { anchor, calibration, toolSchemaTokens } = this.carried;
     return { ...(anchor ? { anchor } : {}), calibration, toolSchemaTokens };
   }
-}
-
-/** A short reason for the breaker's warning: the rejection kind of a summary, else the failure type. */
-function failureReason(error: ActivityFailure): string {
-  const cause = error.cause;
-  if (!(cause instanceof ApplicationFailure)) return 'failed';
-  if (cause.type === ActivityFailureType.summaryRejected) return summarizeFailureDetails(cause.details?.[0]).rejection ?? 'rejected';
-  return cause.type === ActivityFailureType.modelUnavailable ? 'summarizer unavailable' : (cause.type ?? 'failed');
-}
-
-/**
- * Whether a successful compaction resets the breaker. The breaker guards the summarizer, so with the
- * graceful rules an automatic prune (which calls no model) says nothing about it and leaves the
- * count alone; a summary, or any manual or reactive compaction, closes it.
- */
-function closesBreaker(decision: CompactDecision, role: BreakerRole): boolean {
-  if (role.bypass) return false;
-  if (!role.graceful) return true;
-  return decision.strategy === 'summary' || decision.requestedBy !== CompactionRequest.auto;
 }

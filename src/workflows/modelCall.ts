@@ -2,7 +2,7 @@
  * The model call with the reactive path of DESIGN §5: an overflow compacts (requested by
  * `reactive`) and retries, a second truncates and retries, a third fails the session.
  */
-import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
 import { ActivityFailureType, type CallModelResult } from '../activities/types';
 import { CompactionRequest, toSeqRuns } from '../policy';
 import type { SessionInput } from '../session/input';
@@ -21,6 +21,9 @@ export interface ModelCallParts {
   /** Marks the session failed and returns the failure to throw. */
   fail(message: string, type: string, cause: Error): ApplicationFailure;
 }
+
+/** Marks histories where an overflow that nothing can shrink fails at once, with a notice (DESIGN §5). */
+const OVERFLOW_FAILS_ONCE_PATCH = 'overflow-fails-once';
 
 /** The reply's seq is allocated once: a rejected call stored nothing under it. */
 export async function callModelWithinWindow(parts: ModelCallParts): Promise<CallModelResult> {
@@ -49,8 +52,21 @@ export async function callModelWithinWindow(parts: ModelCallParts): Promise<Call
       } else {
         throw parts.fail(`the model rejected the context as too long three times at step ${at.step}`, ActivityFailureType.contextOverflow, error as Error);
       }
+      // Sending the refused request again unchanged would only be refused again (and maybe billed).
+      if (sameSeqs(sent, transcript.entries) && patched(OVERFLOW_FAILS_ONCE_PATCH)) {
+        const why =
+          `the model rejected the context as too long at step ${at.step} and nothing is left to compact or drop: ` +
+          `the pinned system prompt and task and the newest step alone are about ${compaction.estimate(sent)} tokens ` +
+          `(contextWindow ${parts.input.contextWindow}); shorten them or use a model with a larger window`;
+        compaction.noteCannotFit(sent, why, at);
+        throw parts.fail(why, ActivityFailureType.contextOverflow, error as Error);
+      }
     }
   }
+}
+
+function sameSeqs(a: readonly { seq: number }[], b: readonly { seq: number }[]): boolean {
+  return a.length === b.length && a.every((entry, index) => entry.seq === b[index]?.seq);
 }
 
 function isContextOverflow(error: unknown): boolean {

@@ -14,6 +14,7 @@ import {
   type CallSpend,
   type LedgerEntry,
   type RepeatRun,
+  type SeqRun,
   type UsageAnchor,
 } from '../policy';
 import type { SessionInput } from '../session/input';
@@ -32,6 +33,11 @@ export interface CompactionCarry {
   noticesTotal: number;
   /** The newest notices, oldest first. */
   notices: CompactionNotice[];
+  /**
+   * Live seqs the newest answered model request sent, in order: a summary request repeats them so
+   * the provider's prompt cache serves it (DESIGN §5). Absent before the first answer.
+   */
+  lastRequest?: SeqRun[];
 }
 
 export interface BudgetCarry {

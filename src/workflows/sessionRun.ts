@@ -3,9 +3,9 @@
  * compaction, budget, approval gate, manual-compaction queue, workspace affinity — and the few
  * changes of state that belong to no single part (turns, answers, warnings, the end).
  */
-import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
 import { summarizeFailureDetails, type CallModelResult, type RunToolResult, type SummarizeInput, type SummarizeResult } from '../activities/types';
-import { CompactionRequest, resolveCompactionSettings } from '../policy';
+import { cachePricesOf, CompactionRequest, resolveCompactionSettings } from '../policy';
 import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import { SessionOutcome, SessionStatus, type ToolCallRecord } from '../session/state';
@@ -13,7 +13,7 @@ import { describeZodError } from '../session/validation';
 import { sessionActivities, type SessionActivities } from './activityOptions';
 import { ApprovalGate, refusedUpdate } from './approvalGate';
 import { SessionBudget } from './sessionBudget';
-import { CompactionController, type CompactionActivities } from './compactionController';
+import { CompactionController, LAND_WITH_ROOM_PATCH, type CompactionActivities } from './compactionController';
 import { FleetAttributes } from './fleetAttributes';
 import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
@@ -51,9 +51,9 @@ export class SessionRun implements ToolCallRunner {
     this.carry = earlier ? upgradedCarry(earlier, input) : firstRunCarry(input);
     this.activities = sessionActivities(input);
     this.budget = new SessionBudget(input, this.carry.budget);
-    const settings = resolveCompactionSettings(input.contextWindow, input.compaction);
+    const settings = resolveCompactionSettings(input.contextWindow, input.compaction, { landWithRoom: patched(LAND_WITH_ROOM_PATCH) });
     const compactionActivities = { ...this.activities, summarize: billedSummaries(this.activities.summarize, this.budget) };
-    this.compaction = new CompactionController(sessionId, input.model, settings, compactionActivities, () => this.transcript.allocateSeq(), this.carry.compaction);
+    this.compaction = new CompactionController(sessionId, input.model, settings, cachePricesOf(input.prices), compactionActivities, () => this.transcript.allocateSeq(), this.carry.compaction);
     this.transcript = new SessionTranscript(sessionId, input, this.activities.storeMessages, (entry) => this.compaction.viewIfOversized(entry), this.carry);
     this.manual = new ManualCompactionQueue(this.carry, () => this.compactManually(), () => this.carry.step);
     this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual, () => this.publish());
