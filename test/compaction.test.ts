@@ -30,9 +30,6 @@ describe('compaction', () => {
         model: 'agentd-sim',
         contextWindow: WINDOW,
         maxSteps: 400,
-        // Prune whenever it lands, not only when it beats a summary in cache terms: this test is about
-        // both strategies keeping every request inside the window.
-        compaction: { pruneOnlyWhenItPays: false },
       });
       const result = await stack.sessions.result(handle.workflowId);
       const state = await stack.sessions.state(handle.workflowId);
@@ -45,8 +42,12 @@ describe('compaction', () => {
       assert.equal(result.steps, 211);
       assert.equal(totalRejected(stats), 0, `rejections: ${JSON.stringify(stats.rejected)}`);
       assert.ok(stats.maxPromptTokens <= WINDOW);
-      assert.ok(state.compaction.byStrategy.prune > 0, 'prune-only compactions happened');
       assert.ok(state.compaction.byStrategy.summary > 0, 'summary compactions happened');
+      // Each lands at the target, half the trigger (DESIGN §5 "Land with room"); a prune only where it was the cheaper.
+      for (const notice of state.compaction.notices.filter((done) => done.failed === undefined)) {
+        assert.ok(notice.tokensAfter <= state.compaction.trigger / 2, `step ${notice.step}: ${notice.tokensAfter} tokens after`);
+        if (notice.strategy === 'prune') assert.ok(notice.cache && notice.cache.costPerStep <= (notice.cache.summaryCostPerStep ?? Infinity));
+      }
       assert.equal(state.compaction.breaker.open, false);
       assert.ok(state.context.tokens < state.compaction.trigger);
 
@@ -137,11 +138,14 @@ describe('compaction', () => {
       );
       assert.ok(retries.length > 0, 'a half-open retry is visible in the notices');
       assert.ok(retries.every((notice) => notice.failed !== undefined && notice.step >= openedAt + 20));
+      // The first retry runs at its step, not at the next trigger after it.
+      assert.equal(retries[0]!.step, openedAt + 20, `first retry at step ${retries[0]!.step}`);
       // Failed retries doubled the cool-down.
       assert.ok((waiting.compaction.breaker.coolDownSteps ?? 0) >= 40, JSON.stringify(waiting.compaction.breaker));
       const truncations = notices.filter((notice) => notice.strategy === 'truncate');
       assert.ok(truncations.length > 0, 'the session went on by truncation');
-      for (const notice of truncations) assert.ok(notice.tokensAfter <= waiting.compaction.trigger, `truncated to ${notice.tokensAfter}`);
+      // Down to the target, half the trigger, so the next truncation is steps away.
+      for (const notice of truncations) assert.ok(notice.tokensAfter <= waiting.compaction.trigger / 2, `truncated to ${notice.tokensAfter}`);
       // No summary was ever written, yet each truncation left a session memory of what it dropped.
       const memories = (await stack.store.list(sessionId)).filter((row) => row.meta.kind === 'memory');
       assert.ok(memories.length >= truncations.length, `${memories.length} memories for ${truncations.length} truncations`);
@@ -183,6 +187,21 @@ describe('compaction', () => {
         state.compaction.notices.some((notice) => notice.reason === 'reactive' && !notice.failed),
         'a reactive compaction ran',
       );
+    });
+  });
+
+  it('fails at once, with a notice, when the model refuses a context that nothing can shrink', async () => {
+    // The task alone is over the endpoint's real window: nothing older than the newest step, nothing to drop.
+    const task = `${'Read every line of this brief before you start. '.repeat(250)} [sim steps=3]`;
+    await stack.withWorker({ contextWindow: 1_500 }, async (simulator) => {
+      const handle = await stack.sessions.start({ task, model: 'agentd-sim', contextWindow: WINDOW });
+      await assert.rejects(stack.sessions.result(handle.workflowId), /nothing is left to compact or drop/);
+      assert.equal(simulator.stats().rejected.context_length_exceeded, 1, 'the refused request was not sent again');
+      const state = await stack.sessions.state(handle.workflowId);
+      assert.equal(state.status, 'failed');
+      const notice = state.compaction.notices.at(-1);
+      assert.equal(notice?.reason, 'reactive');
+      assert.match(notice?.failed ?? '', /nothing is left to compact or drop: the pinned system prompt and task and the newest step alone are about \d+ tokens/);
     });
   });
 

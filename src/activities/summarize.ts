@@ -125,8 +125,8 @@ export function createSummarize(deps: ActivityDeps) {
 
   /**
    * The session's previous request as it was sent, when it holds the region in one run and, with the
-   * instruction and the summary's budget, still fits the window (DESIGN §5 "Summary requests
-   * continue the session"); else undefined, and the summary is asked for on its own.
+   * instruction and the summary's budget, still fits the window
+   * (DESIGN §5 "Summary requests continue the session"); else undefined, and the summary is asked for on its own.
    */
   async function continuedRequest(input: SummarizeInput, toolTokens: number): Promise<{ messages: ChatMessage[]; range: SummaryRange } | undefined> {
     if (!input.request) return undefined;

@@ -1,6 +1,6 @@
 /**
- * Cuts a summary that came back over its budget down to it, without a model (DESIGN §5 "Land with
- * room"). Models and proxies ignore `max_tokens`; a summary 60–80% of its input would land the
+ * Cuts a summary that came back over its budget down to it, without a model
+ * (DESIGN §5 "Land with room"). Models and proxies ignore `max_tokens`; a summary 60–80% of its input would land the
  * context right back at the trigger, so the next step would compact again. The cut keeps headings
  * and the lines a successor cannot rebuild — files, commands, errors, numbers, constraints — before
  * any narrative. Pure over its text; counts with the same tokenizer as the store.

@@ -38,7 +38,8 @@ const SUMMARY_HEADER_TOKENS = 40;
 /**
  * Decides what to do before the next model call; always `none` when compaction is not `enabled`.
  * - `auto`: compacts only at the trigger, with auto on and the breaker closed (or, with `graceful`,
- *   half-open at `step`); over the hard limit (window − minRoomTokens) when it may not compact,
+ *   half-open at `step`; with `landWithRoom` the half-open retry runs at its step even under the
+ *   trigger); over the hard limit (window − minRoomTokens) when it may not compact,
  *   truncates instead of sending a doomed request. With `graceful` and the breaker open it prunes,
  *   else truncates down to the target, as soon as the trigger is reached.
  * - `manual`: compacts even under the trigger and with the breaker open, when something is older
@@ -234,7 +235,9 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
 
   let strategy: CompactionStrategy;
   let economics: CacheEconomics | undefined;
-  if (landWithRoom && settings.pruneOnlyWhenItPays && canPrune) {
+  // The breaker's half-open retry is there to try the summarizer again, not to save a step's tokens.
+  const probe = landWithRoom && input.request === CompactionRequest.auto && isHalfOpen(input.breaker, input.step);
+  if (landWithRoom && settings.pruneOnlyWhenItPays && canPrune && !probe) {
     const firstRewritten = [...prune.cuts, ...tail.cuts].map((cut) => cut.seq).sort((a, b) => a - b)[0]!;
     const choice = pruneOrSummary({
       estimateTokens: estimate.tokens,
@@ -251,7 +254,7 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
     });
     strategy = choice.strategy;
     economics = choice.economics;
-  } else if (afterSummary !== undefined && !shouldSkipSummary(
+  } else if (afterSummary !== undefined && (probe || !shouldSkipSummary(
     {
       savedTokens: prune.savedTokens + tailCutSaved,
       transcriptTokens: rawTotal - toolSchemaTokens,
@@ -260,7 +263,7 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
       triggerTokens: graceful ? settings.targetTokens : settings.triggerTokens,
     },
     settings,
-  )) {
+  ))) {
     strategy = CompactionStrategy.summary;
   } else if (canPrune) {
     strategy = CompactionStrategy.prune;

@@ -1,6 +1,6 @@
 /**
- * The choice between pruning and a summary when both could run (DESIGN §5 "Prune only when it
- * pays"): pruning is taken only when it lands at the target by itself and costs less per step than
+ * The choice between pruning and a summary when both could run
+ * (DESIGN §5 "Prune only when it pays"): pruning is taken only when it lands at the target by itself and costs less per step than
  * the summary, counting the prompt cache each one breaks. Pure.
  */
 import { costPerStep, stepsUntilTrigger, type CachePrices, type CostHorizon } from './cacheCost';
