@@ -64,9 +64,9 @@ describe('watchSession on a terminal', () => {
     context: { tokens: 1000 * step, window: 32_768, messages: 2 + 2 * step },
     usage: { modelCalls: step, promptTokens: 1000 * step, completionTokens: 50 * step },
     spend: {
-      agent: { calls: step, promptTokens: 1000 * step, completionTokens: 50 * step, cachedTokens: 0, costUsd: 0.001 * step },
-      summary: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 },
-      totalTokens: 1050 * step, costUsd: 0.001 * step, price: { inputPerMillion: 1, outputPerMillion: 1 },
+      agent: { calls: step, promptTokens: 1000 * step, completionTokens: 50 * step, cachedTokens: 0, uncachedTokens: 1000 * step, cacheHitRatio: 0, costUsd: 0.001 * step },
+      summary: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, uncachedTokens: 0, cacheHitRatio: 0, costUsd: 0 },
+      totalTokens: 1050 * step, costUsd: 0.001 * step, cacheHitRatio: 0, price: { inputPerMillion: 1, outputPerMillion: 1 },
     },
     budget: { maxSteps: 10, maxRepeatedToolCalls: 4, approvalTimeoutSeconds: 0, approvals: 0 },
     compaction: { trigger: 16_384, breaker: { consecutiveFailures: 0, open: false }, compactions: 0, byStrategy: { prune: 0, summary: 0, truncate: 0 }, noticesTotal: 0, notices: [] },

@@ -3,7 +3,7 @@ import type { CompactionEvent, CompactionRequest } from '../policy/decision';
 import type { BreakerState } from '../policy/breaker';
 import type { BudgetGuard, BudgetLimits } from '../policy/budget';
 import type { SeqRun } from '../policy/seqRuns';
-import type { CallSpend, Price } from '../policy/spend';
+import type { CallSpendReport, Price } from '../policy/spend';
 
 export const SessionStatus = {
   running: 'running',
@@ -35,11 +35,16 @@ export interface UsageTotals {
 
 /** The spend ledger of the `state` query: the agent's own calls and compaction summaries apart. */
 export interface SpendReport {
-  agent: CallSpend;
-  summary: CallSpend;
+  agent: CallSpendReport;
+  summary: CallSpendReport;
   /** Prompt plus completion tokens of both. */
   totalTokens: number;
   costUsd: number;
+  /**
+   * Cached over prompt tokens of both roles together, 0 to 1 (0 before any prompt). Absent in
+   * results of sessions that ended before it existed.
+   */
+  cacheHitRatio?: number;
   /** The price the cost was computed with; absent when none is known (cost then reads 0). */
   price?: Price;
 }
