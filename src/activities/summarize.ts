@@ -16,6 +16,7 @@ import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
+import { storedSummarySpent } from './storedSummarySpent';
 import { toModelFailure } from './modelFailure';
 import { viewOf } from './cutToolResults';
 import { writeSessionMemory } from './storeSessionMemory';
@@ -72,7 +73,8 @@ export function createSummarize(deps: ActivityDeps) {
     const existing = await store.get(input.sessionId, input.seq);
     if (existing) {
       const memory = await storeMemory(input);
-      const stored = { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0, possiblyBilledCalls: 0 };
+      // The attempt that stored it was billed, and its result never reached the workflow: count it here.
+      const stored = { measure: measureOf(existing), ...storedSummarySpent(existing.meta) };
       return { ...stored, ...(memory ? { memory } : {}) };
     }
 

@@ -144,7 +144,7 @@ export class SessionRun implements ToolCallRunner {
     usage.modelCalls += 1;
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
-    this.budget.recordAgentCall(reply.usage, reply.toolCalls);
+    this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0);
     this.transcript.addReply(reply.measure);
     if (reply.toolCalls.length === 0) this.answered(reply.text ?? '', reply.measure.seq);
   }
