@@ -67,6 +67,21 @@ export function addPossiblyBilled(spend: CallSpend, calls: number): CallSpend {
   return calls <= 0 ? spend : { ...spend, possiblyBilledCalls: (spend.possiblyBilledCalls ?? 0) + calls };
 }
 
+/** Two ledgers added up, possibly billed calls included. */
+export function sumSpend(a: CallSpend, b: CallSpend): CallSpend {
+  return addPossiblyBilled(
+    {
+      calls: a.calls + b.calls,
+      promptTokens: a.promptTokens + b.promptTokens,
+      completionTokens: a.completionTokens + b.completionTokens,
+      cachedTokens: a.cachedTokens + b.cachedTokens,
+      costUsd: a.costUsd + b.costUsd,
+      ...(a.possiblyBilledCalls ? { possiblyBilledCalls: a.possiblyBilledCalls } : {}),
+    },
+    b.possiblyBilledCalls ?? 0,
+  );
+}
+
 /** A `CallSpend` as the `state` query shows it: with what the prompt cache served and what it did not. */
 export interface CallSpendReport extends CallSpend {
   /** Prompt tokens billed at the full input rate: `promptTokens - cachedTokens`. */

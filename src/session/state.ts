@@ -104,6 +104,12 @@ export interface CompactionNotice {
   halfOpenRetry?: boolean;
   /** What this compaction did to the breaker: a failure opened it, or a success closed an open one. */
   breaker?: 'opened' | 'closed';
+  /**
+   * The model calls this compaction was billed for: its summary request(s), answered or rejected,
+   * priced as the session's ledger prices them (and counted there too). Zero for a prune or a
+   * truncation, which call no model. Absent in notices recorded before it existed.
+   */
+  spend?: CallSpendReport;
 }
 
 interface CompactionReport {

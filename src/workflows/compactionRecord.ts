@@ -2,7 +2,7 @@
  * The session's record of compactions: a notice for each one done or failed (the newest kept), and
  * counts by strategy. The `state` query shows it; the carry keeps it across runs.
  */
-import type { AppliedCompaction } from '../policy';
+import { NO_SPEND, reportSpend, sumSpend, type AppliedCompaction, type CallSpend } from '../policy';
 import type { CompactionNotice } from '../session/state';
 import type { CompactionCarry } from './sessionCarry';
 
@@ -15,13 +15,25 @@ export interface SessionPosition {
 }
 
 export class CompactionRecord {
+  /**
+   * What the compaction under way was billed so far, for its notice. Not carried: continue-as-new
+   * comes only between steps, never during a compaction.
+   */
+  private billed?: CallSpend;
+
   constructor(private readonly carried: CompactionCarry) {}
+
+  /** Model calls the compaction under way was billed for (its summary); the next notice carries them. */
+  bill(spend: CallSpend): void {
+    this.billed = this.billed ? sumSpend(this.billed, spend) : spend;
+  }
 
   /** The notice of a compaction that was carried out, counted under its strategy. */
   done(applied: AppliedCompaction, at: SessionPosition, marks: Partial<CompactionNotice> = {}): CompactionNotice {
     const { event } = applied;
     const notice: CompactionNotice = {
       ...stamp(at),
+      spend: this.takeBilled(),
       reason: event.requestedBy,
       strategy: event.strategy,
       tokensBefore: event.tokensBefore,
@@ -39,7 +51,7 @@ export class CompactionRecord {
 
   /** The notice of a compaction that failed: it changed nothing, so it is not counted. */
   failed(notice: Omit<CompactionNotice, 'at' | 'turn' | 'step'>, at: SessionPosition): CompactionNotice {
-    const stamped: CompactionNotice = { ...stamp(at), ...notice };
+    const stamped: CompactionNotice = { ...stamp(at), spend: this.takeBilled(), ...notice };
     this.push(stamped);
     return stamped;
   }
@@ -52,6 +64,13 @@ export class CompactionRecord {
       noticesTotal: this.carried.noticesTotal,
       notices: [...this.carried.notices],
     };
+  }
+
+  /** A prune or a truncation calls no model: its notice says so with zeros. */
+  private takeBilled() {
+    const billed = reportSpend(this.billed ?? NO_SPEND);
+    this.billed = undefined;
+    return billed;
   }
 
   private push(notice: CompactionNotice): void {
