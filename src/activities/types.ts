@@ -56,7 +56,7 @@ export interface CallModelResult {
   replayed: boolean;
   /**
    * 1 when this attempt is a retry (attempt > 1) that found no reply stored: the attempt before may
-   * have been answered and billed and then lost with its worker (DESIGN §5 honest accounting). Its
+   * have been answered and billed and then lost with its worker (DESIGN §6 "Spend under crashes"). Its
    * tokens are unknown. Absent when 0, and in histories from before it.
    */
   possiblyBilledCalls?: number;

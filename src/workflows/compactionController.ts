@@ -110,7 +110,7 @@ export class CompactionController {
     return { trigger: this.settings.triggerTokens, breaker: { ...this.carried.breaker }, ...(warning ? { warning } : {}), ...this.record.report() };
   }
 
-  /** What the compaction under way was billed for its summary; its notice carries it (DESIGN §5 honest accounting). */
+  /** What the compaction under way was billed for its summary; its notice carries it (DESIGN §6 "Spend under crashes"). */
   billSummary(spend: CallSpend): void {
     this.record.bill(spend);
   }

@@ -277,7 +277,7 @@ function billedSummaries(
     try {
       result = await summarize(request);
     } catch (error) {
-      // A rejected summary was answered, and billed, all the same (DESIGN §5 honest accounting).
+      // A rejected summary was answered, and billed, all the same (DESIGN §6 "Spend under crashes").
       const spent = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? summarizeFailureDetails(error.cause.details?.[0]).spent : undefined;
       if (spent) onBilled(budget.recordSummary(spent.usage, spent.calls, spent.possiblyBilledCalls));
       throw error;
