@@ -106,6 +106,22 @@ describe('spend you can see', () => {
     });
   });
 
+  it('a model call retried with nothing stored is counted as possibly billed, and the spend line says so', async () => {
+    // The first request fails at the endpoint; its retry is answered. Either might have been billed.
+    await stack.withWorker({ faultPlan: (index) => (index === 0 ? { kind: 'status', status: 500 } : undefined) }, async (simulator) => {
+      const handle = await stack.sessions.start({ task: 'job after an outage [sim steps=2]', model: 'agentd-sim' });
+      const result = await stack.sessions.result(handle.workflowId);
+      const spend = result.finalState!.spend;
+      const stats = simulator.stats();
+      assert.equal(stats.rejected.injected, 1);
+      assert.equal(spend.agent.calls, stats.requests - 1, 'answered calls only');
+      assert.equal(spend.agent.promptTokens, stats.totalPromptTokens);
+      assert.equal(spend.agent.possiblyBilledCalls, 1);
+      const status = await agentdOn(stack)('status', handle.workflowId);
+      assert.match(status.stdout, /; 1 request\(s\) possibly billed, tokens unknown;/);
+    });
+  });
+
   it('a rejected summary is billed, and its failed notice carries what it cost', async () => {
     await stack.withWorker({ contextWindow: WINDOW, summarizer: 'refusal' }, async (simulator) => {
       const sessionId = await waitingSession();
