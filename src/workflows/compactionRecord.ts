@@ -1,8 +1,8 @@
 /**
- * The session's record of compactions: a notice for each one done or failed (the newest kept), and
- * counts by strategy. The `state` query shows it; the carry keeps it across runs.
+ * The session's record of compactions: a notice for each one done or failed, with what it was billed
+ * (the newest kept), and counts by strategy. The `state` query shows it; the carry keeps it across runs.
  */
-import { NO_SPEND, reportSpend, sumSpend, type AppliedCompaction, type CallSpend } from '../policy';
+import { NO_SPEND, reportSpend, sumSpend, type AppliedCompaction, type CallSpend, type CallSpendReport } from '../policy';
 import type { CompactionNotice } from '../session/state';
 import type { CompactionCarry } from './sessionCarry';
 
@@ -33,7 +33,6 @@ export class CompactionRecord {
     const { event } = applied;
     const notice: CompactionNotice = {
       ...stamp(at),
-      spend: this.takeBilled(),
       reason: event.requestedBy,
       strategy: event.strategy,
       tokensBefore: event.tokensBefore,
@@ -42,6 +41,7 @@ export class CompactionRecord {
       truncatedSeqs: event.truncatedSeqs,
       ...(event.replaced.length > 0 ? { replaced: event.replaced.length } : {}),
       ...(event.summary ? { summarySeq: event.summary.seq } : {}),
+      spend: this.takeBilled(),
       ...marks,
     };
     this.carried.byStrategy[notice.strategy] += 1;
@@ -51,7 +51,7 @@ export class CompactionRecord {
 
   /** The notice of a compaction that failed: it changed nothing, so it is not counted. */
   failed(notice: Omit<CompactionNotice, 'at' | 'turn' | 'step'>, at: SessionPosition): CompactionNotice {
-    const stamped: CompactionNotice = { ...stamp(at), spend: this.takeBilled(), ...notice };
+    const stamped: CompactionNotice = { ...stamp(at), ...notice, spend: this.takeBilled() };
     this.push(stamped);
     return stamped;
   }
@@ -67,7 +67,7 @@ export class CompactionRecord {
   }
 
   /** A prune or a truncation calls no model: its notice says so with zeros. */
-  private takeBilled() {
+  private takeBilled(): CallSpendReport {
     const billed = reportSpend(this.billed ?? NO_SPEND);
     this.billed = undefined;
     return billed;
