@@ -21,7 +21,10 @@ for (const name of Object.keys(models).sort()) {
   const main = spec?.price_data?.main;
   if (typeof main?.input === 'number' && typeof main.output === 'number') {
     entry.price = { inputPerMillion: main.input, outputPerMillion: main.output };
-    if (typeof main.cached_input === 'number') entry.price.cachedInputPerMillion = main.cached_input;
+    // The table files the cached-input rate under `cached_output` (o1: 15 in, 7.5 cached, 60 out, as
+    // OpenAI bills it); output is never served from a prompt cache, so either name is the input rate.
+    const cached = typeof main.cached_input === 'number' ? main.cached_input : main.cached_output;
+    if (typeof cached === 'number') entry.price.cachedInputPerMillion = cached;
   }
   if (Object.keys(entry).length > 0) rows.push(`  ${JSON.stringify(name)}: ${JSON.stringify(entry)},`);
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import type { CallModelInput, RunToolResult, SummarizeInput, SummarizeResult, SummarizeSpent, SummaryRejectedDetails } from '../src/activities/types';
+import type { CallModelInput, CallModelResult, RunToolResult, SummarizeInput, SummarizeResult, SummarizeSpent, SummaryRejectedDetails } from '../src/activities/types';
 import { isSummaryMessage, SUMMARY_SECTIONS } from '../src/model/summaryFormat';
 import type { SimulatorOptions } from '../src/simulator/options';
 import { totalRejected } from '../src/simulator/stats';
@@ -73,6 +73,21 @@ describe('activities on retry', () => {
     } finally {
       await slow.stop();
     }
+  });
+
+  it('callModel retried with nothing stored counts the attempt before as possibly billed (a kill-soak found it counted nowhere)', async () => {
+    await store.put('retry', 0, { role: 'system', content: 'sys' });
+    await store.put('retry', 1, { role: 'user', content: 'task' });
+    const input: CallModelInput = { sessionId: 'retry', seq: 2, context: [[0, 1]], model: 'agentd-sim' };
+    const first: CallModelResult = await new MockActivityEnvironment().run(activities.callModel, input);
+    assert.equal(first.possiblyBilledCalls, undefined, 'a first attempt owes nothing from before');
+    const retried: CallModelResult = await new MockActivityEnvironment({ attempt: 2 }).run(activities.callModel, { ...input, seq: 3 });
+    assert.equal(retried.possiblyBilledCalls, 1);
+    assert.equal(retried.replayed, false);
+    const replayed: CallModelResult = await new MockActivityEnvironment({ attempt: 3 }).run(activities.callModel, { ...input, seq: 3 });
+    assert.equal(replayed.replayed, true);
+    assert.equal(replayed.possiblyBilledCalls, undefined, 'a retry that finds the reply stored counts its stored usage instead');
+    assert.deepEqual(replayed.usage, retried.usage);
   });
 
   it('runTool returns the stored result without running the tool', async () => {
@@ -243,6 +258,27 @@ describe('summarize activity', () => {
         assert.equal(spent.usage.promptTokens, simulator.stats().summaryPromptTokens);
         return true;
       });
+    } finally {
+      await simulator.stop();
+    }
+  });
+
+  it('a summarize retried after its summary was stored counts what the stored summary cost (a kill-soak found it counted 0)', async () => {
+    const last = await conversation('sum-retried', 6, 2000);
+    const input = { sessionId: 'sum-retried', seq: last + 1, pinned: [[0, 1]], region: [[2, last]], covers: [[2, last]], budgetTokens: 2000, contextWindow: 32_768 } as Omit<SummarizeInput, 'model'>;
+    // The first attempt stores its summary; its worker dies before the result reaches the workflow.
+    const { result: lost, stats } = await summarizeWith({}, input);
+    assert.equal(stats.summaryRequests, 1);
+    const simulator = await startSimulator();
+    try {
+      const activities = activitiesOn(store, dir, simulator.baseURL);
+      const retried: SummarizeResult = await new MockActivityEnvironment({ attempt: 2 }).run(activities.summarize, { ...input, model: 'agentd-sim' });
+      assert.equal(simulator.stats().requests, 0, 'the model is not asked again');
+      assert.deepEqual(retried.usage, lost.usage);
+      assert.equal(retried.usage.promptTokens, stats.summaryPromptTokens, 'the tokens the endpoint reported for the stored summary');
+      assert.equal(retried.usage.completionTokens, stats.summaryCompletionTokens);
+      assert.deepEqual([retried.calls, retried.possiblyBilledCalls], [1, 0]);
+      assert.deepEqual(retried.measure, lost.measure);
     } finally {
       await simulator.stop();
     }

@@ -12,10 +12,16 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { startConsole, type RunningConsole } from '../src/console/server';
 import { ConsoleSettingsSchema } from '../src/console/settings';
-import type { SessionState } from '../src/session/state';
+import { compactNowUpdate } from '../src/session/definitions';
+import type { CompactNowResult, SessionState } from '../src/session/state';
 import { chromiumMissing, launchChromium } from './helpers/browser';
 import { entryPoint, finished, spawnNode } from './helpers/processes';
 import { agentdOn, eventually, startStack, type Stack } from './helpers/stack';
+
+/** `text` as a regular expression that matches it literally. */
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /** Large enough that the paused session is under its trigger: the compaction shown is the one the click asked for. */
 const WINDOW = 65_536;
@@ -90,6 +96,7 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       const rowText = await textOf(page, row);
       assert.match(rowText, /waiting for approval/);
       assert.match(rowText, /maxSteps 10/, 'the row says why the session is paused');
+      assert.ok(rowText.includes(`${Math.round(paused.spend.cacheHitRatio! * 100)}% cached`), `the row has the cache-hit ratio: ${rowText}`);
 
       // The filters go to the visibility query: the paused session is among the paused, not among the finished.
       await page.select('#filters select[name="status"]', 'waiting_for_approval');
@@ -125,6 +132,14 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       assert.ok(manual);
       assert.ok(compactText.includes(`${manual.tokensBefore.toLocaleString('en-US')} → ${manual.tokensAfter.toLocaleString('en-US')}`), compactText);
       await waitForText(page, '#notices li.notice', /\(manual\)/);
+      // The pause holds the spend still: the page shows what the state says.
+      const { agent, summary } = compacted.spend;
+      const prompt = agent.promptTokens + summary.promptTokens;
+      const hits = `cache hits${Math.round(compacted.spend.cacheHitRatio! * 100)}% of ${prompt.toLocaleString('en-US')} prompt tokens`;
+      await waitForText(page, '#spend', new RegExp(escaped(hits)));
+      const compactionCost = summary.calls > 0 ? `compaction cost$${summary.costUsd.toFixed(4)} for ${summary.calls} summary call(s)` : 'compaction costnone yet';
+      assert.ok((await textOf(page, '#spend')).includes(compactionCost), `${compactionCost} in ${await textOf(page, '#spend')}`);
+      if (manual.strategy !== 'summary') assert.equal(await page.$('#notices li.notice .notice-cost'), null, 'a compaction that called no model shows no cost');
       assert.equal(compacted.status, 'waiting_for_approval', 'compacting does not end the pause');
 
       // The message waits for the next turn; its text must come back as text, not markup.
@@ -154,6 +169,31 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       assert.equal(await page.$('#transcript b'), null);
       assert.deepEqual(problems, [], 'no script error and no resource refused by the CSP');
       await page.close();
+    });
+  });
+
+  it("shows what a summary compaction cost, in its notice and in the session's spend", async () => {
+    await stack.withWorker({ contextWindow: 32_768 }, async () => {
+      const handle = await stack.sessions.start({
+        task: 'console job then wait [sim steps=16 output=4000-9000]',
+        model: 'agentd-sim',
+        contextWindow: 32_768,
+        awaitMessagesSeconds: 300,
+      });
+      const sessionId = handle.workflowId;
+      await eventually(async () => ((await state(sessionId)).status === 'waiting_for_message' ? true : undefined), 'the task turn finished', 60_000);
+      const answer: CompactNowResult = await handle.executeUpdate(compactNowUpdate);
+      const spend = answer.notice?.spend;
+      assert.ok(answer.notice?.strategy === 'summary' && spend, JSON.stringify(answer));
+      const { page, problems } = await openPage();
+      await page.goto(`${local.baseUrl}sessions/${sessionId}`);
+      const cost = `$${spend.costUsd.toFixed(4)} for 1 summary call(s): ${spend.promptTokens.toLocaleString('en-US')} prompt (${Math.round(spend.cacheHitRatio * 100)}% cached)`;
+      await waitForText(page, '#notices li.notice .notice-cost', new RegExp(`^cost ${escaped(cost)}`));
+      const summary = (await state(sessionId)).spend.summary;
+      assert.ok((await textOf(page, '#spend')).includes(`compaction cost$${summary.costUsd.toFixed(4)} for ${summary.calls} summary call(s)`), await textOf(page, '#spend'));
+      assert.deepEqual(problems, []);
+      await page.close();
+      await handle.cancel();
     });
   });
 

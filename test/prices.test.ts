@@ -49,6 +49,21 @@ describe('prices', () => {
     assert.deepEqual(tokenizerPrice(model.name), { inputPerMillion: model.input, outputPerMillion: model.output });
     assert.equal(knownPrice('my-local-llm'), undefined);
   });
+  test('a model the table gives a cached-input rate is priced with it, whichever name the table files it under', () => {
+    type MainPrice = { input?: number; output?: number; cached_input?: number; cached_output?: number };
+    const specs = openaiModels as Record<string, { price_data?: { main?: MainPrice } } | undefined>;
+    let cachedRates = 0;
+    for (const [name, spec] of Object.entries(specs)) {
+      const main = spec?.price_data?.main;
+      if (typeof main?.input !== 'number' || typeof main.output !== 'number') continue;
+      const cached = main.cached_input ?? main.cached_output;
+      assert.equal(tokenizerPrice(name)?.cachedInputPerMillion, cached, name);
+      if (cached !== undefined) cachedRates += 1;
+    }
+    assert.ok(cachedRates > 0, 'gpt-tokenizer lists some cached rates');
+    // OpenAI's published o1 rates: $15 in, $7.50 cached in, $60 out per million.
+    assert.deepEqual(tokenizerPrice('o1'), { inputPerMillion: 15, outputPerMillion: 60, cachedInputPerMillion: 7.5 });
+  });
   test('an override wins; the simulator has its nominal price', () => {
     const model = pricedModel();
     const override = { inputPerMillion: 0.1, outputPerMillion: 0.2 };
@@ -58,6 +73,9 @@ describe('prices', () => {
   test('AGENTD_PRICES is read and a bad one is named', () => {
     const config = readConfig({ AGENTD_PRICES: '{"qwen":{"inputPerMillion":0.2,"outputPerMillion":0.6}}' });
     assert.deepEqual(config.prices, { qwen: { inputPerMillion: 0.2, outputPerMillion: 0.6 } });
+    const cached = readConfig({ AGENTD_PRICES: '{"qwen":{"inputPerMillion":0.2,"outputPerMillion":0.6,"cachedInputPerMillion":0.05}}' });
+    assert.deepEqual(cached.prices, { qwen: { inputPerMillion: 0.2, outputPerMillion: 0.6, cachedInputPerMillion: 0.05 } });
+    assert.throws(() => readConfig({ AGENTD_PRICES: '{"qwen":{"inputPerMillion":0.2,"outputPerMillion":0.6,"cachedInputPerMilion":0.05}}' }), /AGENTD_PRICES/);
     assert.throws(() => readConfig({ AGENTD_PRICES: '{"qwen":{"inputPerMillion":-1,"outputPerMillion":0.6}}' }), /AGENTD_PRICES: qwen\.inputPerMillion/);
     assert.throws(() => readConfig({ AGENTD_PRICES: 'nope' }), /AGENTD_PRICES: not JSON/);
   });

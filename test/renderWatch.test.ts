@@ -64,14 +64,19 @@ describe('watchSession on a terminal', () => {
     context: { tokens: 1000 * step, window: 32_768, messages: 2 + 2 * step },
     usage: { modelCalls: step, promptTokens: 1000 * step, completionTokens: 50 * step },
     spend: {
-      agent: { calls: step, promptTokens: 1000 * step, completionTokens: 50 * step, cachedTokens: 0, costUsd: 0.001 * step },
-      summary: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 },
-      totalTokens: 1050 * step, costUsd: 0.001 * step, price: { inputPerMillion: 1, outputPerMillion: 1 },
+      agent: { calls: step, promptTokens: 1000 * step, completionTokens: 50 * step, cachedTokens: 500 * step, uncachedTokens: 500 * step, cacheHitRatio: 0.5, costUsd: 0.001 * step },
+      summary: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, uncachedTokens: 0, cacheHitRatio: 0, costUsd: 0 },
+      totalTokens: 1050 * step, costUsd: 0.001 * step, cacheHitRatio: 0.5, price: { inputPerMillion: 1, outputPerMillion: 1 },
     },
     budget: { maxSteps: 10, maxRepeatedToolCalls: 4, approvalTimeoutSeconds: 0, approvals: 0 },
     compaction: { trigger: 16_384, breaker: { consecutiveFailures: 0, open: false }, compactions: 0, byStrategy: { prune: 0, summary: 0, truncate: 0 }, noticesTotal: 0, notices: [] },
     lastToolCalls: [{ step, name: 'list_files', seq: 2 * step + 1, isError: false }],
     pendingMessages: 0, warnings: [],
+  });
+
+  test("the frame's spend line has the cache-hit ratio", () => {
+    const spendLine = renderWatchFrame(state(2, 'running')).find((line) => line.startsWith('spend'));
+    assert.equal(spendLine, 'spend    2.0k prompt (1.0k cached) + 100 completion in 2 call(s); 50% cache hits; $0.0020');
   });
 
   test('redraws the frame in place and stops when the session ends', async () => {

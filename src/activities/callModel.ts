@@ -1,5 +1,6 @@
 /** The model activity: loads the live context from the store, calls the endpoint, stores the reply. */
 import { createHash } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import { ChatMessageSchema, type ChatMessage } from '../model/messages';
 import { countToolTokens } from '../model/tokens';
@@ -26,6 +27,9 @@ export function createCallModel(deps: ActivityDeps) {
     // timeout wakes up here while another attempt may have stored the reply meanwhile.
     const stored = await store.get(input.sessionId, input.seq);
     if (stored) return resultOf(stored, true, toolSchemaTokens, tools);
+    // A retry with nothing stored: the attempt before may have been answered (and billed) and then
+    // lost with its worker. It cannot be told from a retry after an endpoint error, so it is "possibly".
+    const possiblyBilledCalls = Context.current().info.attempt > 1 ? 1 : 0;
     const completion = await withHeartbeat((signal) =>
       model.chat.completions
         .create(
@@ -51,7 +55,8 @@ export function createCallModel(deps: ActivityDeps) {
         model: completion.model,
       }),
     );
-    return resultOf(saved, false, toolSchemaTokens, tools);
+    const result = resultOf(saved, false, toolSchemaTokens, tools);
+    return possiblyBilledCalls > 0 ? { ...result, possiblyBilledCalls } : result;
   };
 }
 

@@ -18,6 +18,7 @@ import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
+import { storedSummarySpent } from './storedSummarySpent';
 import { toModelFailure } from './modelFailure';
 import { viewOf } from './cutToolResults';
 import { writeSessionMemory } from './storeSessionMemory';
@@ -75,7 +76,8 @@ export function createSummarize(deps: ActivityDeps) {
     const existing = await store.get(input.sessionId, input.seq);
     if (existing) {
       const memory = await storeMemory(input);
-      const stored = { measure: measureOf(existing), usage: { promptTokens: 0, completionTokens: 0 }, calls: 0, possiblyBilledCalls: 0 };
+      // The attempt that stored it was billed, and its result never reached the workflow: count it here.
+      const stored = { measure: measureOf(existing), ...storedSummarySpent(existing.meta) };
       return { ...stored, ...(memory ? { memory } : {}) };
     }
 
@@ -112,7 +114,7 @@ export function createSummarize(deps: ActivityDeps) {
       role: 'user',
       content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
     };
-    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage: spent.usage });
+    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage: spent.usage, calls: spent.calls });
     const memory = await storeMemory(input);
     return {
       measure: measureOf(saved),

@@ -20,7 +20,7 @@ export interface StoreMessagesInput {
   claim?: { firstRunId: string; replace: boolean };
 }
 
-const ModelUsageSchema = z.object({
+export const ModelUsageSchema = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   /** Prompt tokens served from the endpoint's cache (`usage.prompt_tokens_details.cached_tokens`), when reported. */
@@ -54,6 +54,12 @@ export interface CallModelResult {
   toolSchemaTokens: number;
   /** True when the reply was already stored and the model was not called again. */
   replayed: boolean;
+  /**
+   * 1 when this attempt is a retry (attempt > 1) that found no reply stored: the attempt before may
+   * have been answered and billed and then lost with its worker (DESIGN §6 "Spend under crashes"). Its
+   * tokens are unknown. Absent when 0, and in histories from before it.
+   */
+  possiblyBilledCalls?: number;
 }
 
 export interface RunToolInput {

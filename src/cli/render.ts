@@ -1,7 +1,7 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
 import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
 import { printable } from './printable';
-import { kTokens, renderSpend } from './renderAmounts';
+import { kTokens, renderCompactionSpend, renderSpend } from './renderAmounts';
 
 export function renderState(state: SessionState): string {
   const fill = Math.round((state.context.tokens / state.context.window) * 100);
@@ -55,12 +55,15 @@ export function renderResult(result: SessionResult): string {
   ].join('\n'));
 }
 
-/** `context compacted: 182k → 41k (summary)`, or what failed. */
+/** `context compacted: 182k → 41k (summary, step 19, auto); summary cost 1 call(s) …, $0.0123`, or what failed. */
 export function renderNotice(notice: CompactionNotice): string {
   const where = `step ${notice.step}, ${notice.reason}`;
   const retry = notice.halfOpenRetry ? ', half-open retry' : '';
   const breaker = notice.breaker === 'opened' ? '; breaker OPEN' : notice.breaker === 'closed' ? '; breaker closed' : '';
-  if (notice.failed) return printable(`compaction failed (${notice.strategy}, ${where}${retry}): ${notice.failed}${breaker}`);
+  // Notices from before they carried their spend, and model-free ones, say nothing of cost.
+  const billed = notice.spend ? renderCompactionSpend(notice.spend) : '';
+  const cost = billed ? `; summary cost ${billed}` : '';
+  if (notice.failed) return printable(`compaction failed (${notice.strategy}, ${where}${retry}): ${notice.failed}${breaker}${cost}`);
   const verb = notice.strategy === 'truncate' ? 'context truncated' : 'context compacted';
-  return `${verb}: ${kTokens(notice.tokensBefore)} → ${kTokens(notice.tokensAfter)} (${notice.strategy}, ${where}${retry})${breaker}`;
+  return `${verb}: ${kTokens(notice.tokensBefore)} → ${kTokens(notice.tokensAfter)} (${notice.strategy}, ${where}${retry})${breaker}${cost}`;
 }

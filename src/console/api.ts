@@ -36,6 +36,8 @@ export interface FleetRow extends SessionSummary {
   trigger?: number;
   paused?: string;
   breakerWarning?: string;
+  /** Cached over prompt tokens of a running session (the index does not hold it, so others have none). */
+  cacheHitRatio?: number;
 }
 
 export interface FleetPage {
@@ -74,6 +76,7 @@ async function withLiveState(deps: ConsoleDeps, summary: SessionSummary): Promis
     step: state.step,
     turn: state.turn,
     costUsd: state.spend.costUsd,
+    ...(state.spend.cacheHitRatio !== undefined ? { cacheHitRatio: state.spend.cacheHitRatio } : {}),
     contextTokens: state.context.tokens,
     window: state.context.window,
     trigger: state.compaction.trigger,

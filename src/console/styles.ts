@@ -45,6 +45,7 @@ button.danger { color: #922b21; }
 .result.error { background: #fdedec; color: #922b21; }
 #chart { max-width: 100%; height: auto; border: 1px solid #e5e8e8; background: #fff; }
 .notices li.failed { color: #922b21; }
+.notice-cost, .cache-hits { color: #5d6d7e; font-size: 0.9em; }
 .warnings li { color: #7e5109; }
 pre { white-space: pre-wrap; word-break: break-word; margin: 4px 0; }
 pre.block { background: #fff; border: 1px solid #e5e8e8; padding: 8px; max-height: 320px; overflow: auto; }

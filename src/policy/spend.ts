@@ -67,6 +67,43 @@ export function addPossiblyBilled(spend: CallSpend, calls: number): CallSpend {
   return calls <= 0 ? spend : { ...spend, possiblyBilledCalls: (spend.possiblyBilledCalls ?? 0) + calls };
 }
 
+/** Two ledgers added up, possibly billed calls included. */
+export function sumSpend(a: CallSpend, b: CallSpend): CallSpend {
+  return addPossiblyBilled(
+    {
+      calls: a.calls + b.calls,
+      promptTokens: a.promptTokens + b.promptTokens,
+      completionTokens: a.completionTokens + b.completionTokens,
+      cachedTokens: a.cachedTokens + b.cachedTokens,
+      costUsd: a.costUsd + b.costUsd,
+      ...(a.possiblyBilledCalls ? { possiblyBilledCalls: a.possiblyBilledCalls } : {}),
+    },
+    b.possiblyBilledCalls ?? 0,
+  );
+}
+
+/** A `CallSpend` as the `state` query shows it: with what the prompt cache served and what it did not. */
+export interface CallSpendReport extends CallSpend {
+  /** Prompt tokens billed at the full input rate: `promptTokens - cachedTokens`. */
+  uncachedTokens: number;
+  /** `cachedTokens / promptTokens`, 0 to 1; 0 while there were no prompt tokens. */
+  cacheHitRatio: number;
+}
+
+/** Share of `promptTokens` the endpoint served from its prompt cache; 0 with no prompt. */
+export function cacheHitRatio(cachedTokens: number, promptTokens: number): number {
+  return promptTokens > 0 ? Math.min(Math.max(cachedTokens, 0), promptTokens) / promptTokens : 0;
+}
+
+/** `spend` with its cached and uncached prompt tokens apart, and its cache-hit ratio. */
+export function reportSpend(spend: CallSpend): CallSpendReport {
+  return {
+    ...spend,
+    uncachedTokens: Math.max(spend.promptTokens - spend.cachedTokens, 0),
+    cacheHitRatio: cacheHitRatio(spend.cachedTokens, spend.promptTokens),
+  };
+}
+
 /** Everything billed: prompt plus completion tokens of every call, summaries included. */
 export function totalTokens(...spends: readonly CallSpend[]): number {
   return spends.reduce((sum, spend) => sum + spend.promptTokens + spend.completionTokens, 0);

@@ -4,7 +4,7 @@ import type { SummaryRequestShape } from '../activities/types';
 import type { BreakerState } from '../policy/breaker';
 import type { BudgetGuard, BudgetLimits } from '../policy/budget';
 import type { SeqRun } from '../policy/seqRuns';
-import type { CallSpend, Price } from '../policy/spend';
+import type { CallSpendReport, Price } from '../policy/spend';
 
 export const SessionStatus = {
   running: 'running',
@@ -36,11 +36,16 @@ export interface UsageTotals {
 
 /** The spend ledger of the `state` query: the agent's own calls and compaction summaries apart. */
 export interface SpendReport {
-  agent: CallSpend;
-  summary: CallSpend;
+  agent: CallSpendReport;
+  summary: CallSpendReport;
   /** Prompt plus completion tokens of both. */
   totalTokens: number;
   costUsd: number;
+  /**
+   * Cached over prompt tokens of both roles together, 0 to 1 (0 before any prompt). Absent in
+   * results of sessions that ended before it existed.
+   */
+  cacheHitRatio?: number;
   /** The price the cost was computed with; absent when none is known (cost then reads 0). */
   price?: Price;
 }
@@ -106,6 +111,12 @@ export interface CompactionNotice {
   summaryRequest?: SummaryRequestShape;
   /** The model's summary had this many tokens, over its budget, and agentd cut it down (DESIGN §5 "Land with room"). */
   summaryTrimmedFromTokens?: number;
+  /**
+   * The model calls this compaction was billed for: its summary request(s), answered or rejected,
+   * priced as the session's ledger prices them (and counted there too). Zero for a prune or a
+   * truncation, which call no model. Absent in notices recorded before it existed.
+   */
+  spend?: CallSpendReport;
 }
 
 interface CompactionReport {

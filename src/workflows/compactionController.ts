@@ -25,6 +25,7 @@ import {
   verifyCompaction,
   type AppliedCompaction,
   type CachePrices,
+  type CallSpend,
   type CompactDecision,
   type CompactionResults,
   type DecideInput,
@@ -108,6 +109,11 @@ export class CompactionController {
   report() {
     const warning = breakerWarning(this.carried.breaker);
     return { trigger: this.settings.triggerTokens, breaker: { ...this.carried.breaker }, ...(warning ? { warning } : {}), ...this.record.report() };
+  }
+
+  /** What the compaction under way was billed for its summary; its notice carries it (DESIGN §6 "Spend under crashes"). */
+  billSummary(spend: CallSpend): void {
+    this.record.bill(spend);
   }
 
   /** After a model call: anchor the estimate on what the server measured, and calibrate our counts. */

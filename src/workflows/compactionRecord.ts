@@ -1,8 +1,8 @@
 /**
- * The session's record of compactions: a notice for each one done or failed (the newest kept), and
- * counts by strategy. The `state` query shows it; the carry keeps it across runs.
+ * The session's record of compactions: a notice for each one done or failed, with what it was billed
+ * (the newest kept), and counts by strategy. The `state` query shows it; the carry keeps it across runs.
  */
-import type { AppliedCompaction } from '../policy';
+import { NO_SPEND, reportSpend, sumSpend, type AppliedCompaction, type CallSpend, type CallSpendReport } from '../policy';
 import type { CompactionNotice } from '../session/state';
 import type { CompactionCarry } from './sessionCarry';
 
@@ -15,7 +15,18 @@ export interface SessionPosition {
 }
 
 export class CompactionRecord {
+  /**
+   * What the compaction under way was billed so far, for its notice. Not carried: continue-as-new
+   * comes only between steps, never during a compaction.
+   */
+  private billed?: CallSpend;
+
   constructor(private readonly carried: CompactionCarry) {}
+
+  /** Model calls the compaction under way was billed for (its summary); the next notice carries them. */
+  bill(spend: CallSpend): void {
+    this.billed = this.billed ? sumSpend(this.billed, spend) : spend;
+  }
 
   /** The notice of a compaction that was carried out, counted under its strategy. */
   done(applied: AppliedCompaction, at: SessionPosition, marks: Partial<CompactionNotice> = {}): CompactionNotice {
@@ -30,6 +41,7 @@ export class CompactionRecord {
       truncatedSeqs: event.truncatedSeqs,
       ...(event.replaced.length > 0 ? { replaced: event.replaced.length } : {}),
       ...(event.summary ? { summarySeq: event.summary.seq } : {}),
+      spend: this.takeBilled(),
       ...marks,
     };
     this.carried.byStrategy[notice.strategy] += 1;
@@ -39,7 +51,7 @@ export class CompactionRecord {
 
   /** The notice of a compaction that failed: it changed nothing, so it is not counted. */
   failed(notice: Omit<CompactionNotice, 'at' | 'turn' | 'step'>, at: SessionPosition): CompactionNotice {
-    const stamped: CompactionNotice = { ...stamp(at), ...notice };
+    const stamped: CompactionNotice = { ...stamp(at), ...notice, spend: this.takeBilled() };
     this.push(stamped);
     return stamped;
   }
@@ -52,6 +64,13 @@ export class CompactionRecord {
       noticesTotal: this.carried.noticesTotal,
       notices: [...this.carried.notices],
     };
+  }
+
+  /** A prune or a truncation calls no model: its notice says so with zeros. */
+  private takeBilled(): CallSpendReport {
+    const billed = reportSpend(this.billed ?? NO_SPEND);
+    this.billed = undefined;
+    return billed;
   }
 
   private push(notice: CompactionNotice): void {

@@ -7,16 +7,20 @@ import {
   addPossiblyBilled,
   addSpend,
   approvalProblem,
+  cacheHitRatio,
   ApproveRequestSchema,
   checkBudget,
   extendRepeat,
   NO_REPEAT,
+  NO_SPEND,
+  reportSpend,
   totalCost,
   totalTokens,
   withApproval,
   type ApproveRequest,
   type BudgetUse,
   type BudgetVerdict,
+  type CallSpend,
   type CallTokens,
 } from '../policy';
 import type { SessionInput } from '../session/input';
@@ -46,19 +50,25 @@ export class SessionBudget {
     return this.pause ? { ...this.pause } : undefined;
   }
 
-  /** One reply of the agent: its tokens, and its tool calls for the repeated-call guard. */
-  recordAgentCall(usage: CallTokens, toolCalls: ReadonlyArray<{ name: string; fingerprint?: string }>): void {
-    this.carried.agentSpend = addSpend(this.carried.agentSpend, usage, this.input.prices);
+  /**
+   * One reply of the agent: its tokens, and its tool calls for the repeated-call guard;
+   * `possiblyBilledCalls` when an earlier attempt of the request may have been answered and lost.
+   */
+  recordAgentCall(usage: CallTokens, toolCalls: ReadonlyArray<{ name: string; fingerprint?: string }>, possiblyBilledCalls = 0): void {
+    this.carried.agentSpend = addPossiblyBilled(addSpend(this.carried.agentSpend, usage, this.input.prices), possiblyBilledCalls);
     this.carried.repeat = extendRepeat(this.carried.repeat, toolCalls);
   }
 
   /**
    * Summary calls are billed too, kept apart from the agent's own: accepted and rejected ones
-   * alike, and requests that may have been billed without their answer reaching us.
+   * alike, and requests that may have been billed without their answer reaching us. Returns what
+   * these calls alone cost, priced as the ledger prices them, for the compaction's notice.
    */
-  recordSummary(usage: CallTokens, calls: number, possiblyBilledCalls = 0): void {
+  recordSummary(usage: CallTokens, calls: number, possiblyBilledCalls = 0): CallSpend {
+    const billed = addPossiblyBilled(calls > 0 ? addSpend(NO_SPEND, usage, this.input.prices, calls) : { ...NO_SPEND }, possiblyBilledCalls);
     if (calls > 0) this.carried.summarySpend = addSpend(this.carried.summarySpend, usage, this.input.prices, calls);
     this.carried.summarySpend = addPossiblyBilled(this.carried.summarySpend, possiblyBilledCalls);
+    return billed;
   }
 
   check(steps: number): BudgetVerdict {
@@ -98,10 +108,11 @@ export class SessionBudget {
   spend(): SpendReport {
     const { agentSpend, summarySpend } = this.carried;
     return {
-      agent: { ...agentSpend },
-      summary: { ...summarySpend },
+      agent: reportSpend(agentSpend),
+      summary: reportSpend(summarySpend),
       totalTokens: totalTokens(agentSpend, summarySpend),
       costUsd: totalCost(agentSpend, summarySpend),
+      cacheHitRatio: cacheHitRatio(agentSpend.cachedTokens + summarySpend.cachedTokens, agentSpend.promptTokens + summarySpend.promptTokens),
       ...(this.input.prices ? { price: { ...this.input.prices } } : {}),
     };
   }

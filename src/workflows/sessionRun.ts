@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
 import { summarizeFailureDetails, type CallModelResult, type RunToolResult, type SummarizeInput, type SummarizeResult } from '../activities/types';
-import { cachePricesOf, CompactionRequest, resolveCompactionSettings } from '../policy';
+import { cachePricesOf, CompactionRequest, resolveCompactionSettings, type CallSpend } from '../policy';
 import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import { SessionOutcome, SessionStatus, type ToolCallRecord } from '../session/state';
@@ -52,7 +52,8 @@ export class SessionRun implements ToolCallRunner {
     this.activities = sessionActivities(input);
     this.budget = new SessionBudget(input, this.carry.budget);
     const settings = resolveCompactionSettings(input.contextWindow, input.compaction, { landWithRoom: patched(LAND_WITH_ROOM_PATCH) });
-    const compactionActivities = { ...this.activities, summarize: billedSummaries(this.activities.summarize, this.budget) };
+    const summarize = billedSummaries(this.activities.summarize, this.budget, (spend) => this.compaction.billSummary(spend));
+    const compactionActivities = { ...this.activities, summarize };
     this.compaction = new CompactionController(sessionId, input.model, settings, cachePricesOf(input.prices), compactionActivities, () => this.transcript.allocateSeq(), this.carry.compaction);
     this.transcript = new SessionTranscript(sessionId, input, this.activities.storeMessages, (entry) => this.compaction.viewIfOversized(entry), this.carry);
     this.manual = new ManualCompactionQueue(this.carry, () => this.compactManually(), () => this.carry.step);
@@ -144,7 +145,7 @@ export class SessionRun implements ToolCallRunner {
     usage.modelCalls += 1;
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
-    this.budget.recordAgentCall(reply.usage, reply.toolCalls);
+    this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0);
     this.transcript.addReply(reply.measure);
     if (reply.toolCalls.length === 0) this.answered(reply.text ?? '', reply.measure.seq);
   }
@@ -262,19 +263,26 @@ export class SessionRun implements ToolCallRunner {
   }
 }
 
-/** Summary calls are billed too: the spend ledger counts them apart from the agent's own. */
-function billedSummaries(summarize: SessionActivities['summarize'], budget: SessionBudget): CompactionActivities['summarize'] {
+/**
+ * Summary calls are billed too: the spend ledger counts them apart from the agent's own, and the
+ * compaction's notice carries what they cost (`onBilled`), priced where the ledger prices them.
+ */
+function billedSummaries(
+  summarize: SessionActivities['summarize'],
+  budget: SessionBudget,
+  onBilled: (spend: CallSpend) => void,
+): CompactionActivities['summarize'] {
   return async (request: SummarizeInput): Promise<SummarizeResult> => {
     let result;
     try {
       result = await summarize(request);
     } catch (error) {
-      // A rejected summary was answered, and billed, all the same (DESIGN §5 honest accounting).
+      // A rejected summary was answered, and billed, all the same (DESIGN §6 "Spend under crashes").
       const spent = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? summarizeFailureDetails(error.cause.details?.[0]).spent : undefined;
-      if (spent) budget.recordSummary(spent.usage, spent.calls, spent.possiblyBilledCalls);
+      if (spent) onBilled(budget.recordSummary(spent.usage, spent.calls, spent.possiblyBilledCalls));
       throw error;
     }
-    budget.recordSummary(result.usage, result.calls, result.possiblyBilledCalls ?? 0);
+    onBilled(budget.recordSummary(result.usage, result.calls, result.possiblyBilledCalls ?? 0));
     return result;
   };
 }

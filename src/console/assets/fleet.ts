@@ -12,6 +12,7 @@ interface FleetRow {
   window?: number;
   trigger?: number;
   costUsd?: number;
+  cacheHitRatio?: number;
   model?: string;
   startedAt: string;
   closedAt?: string;
@@ -53,7 +54,7 @@ function row(session: FleetRow): HTMLElement {
     el('td', {}, session.model ?? '–'),
     el('td', { class: 'num' }, `${session.turn ?? '–'} / ${session.step === undefined ? '–' : int(session.step)}`),
     el('td', {}, session.contextFill === undefined ? '–' : gauge({ fill: session.contextFill, tokens: session.contextTokens, window: session.window, trigger: session.trigger })),
-    el('td', { class: 'num' }, session.costUsd === undefined ? '–' : usd(session.costUsd)),
+    el('td', { class: 'num' }, session.costUsd === undefined ? '–' : usd(session.costUsd), session.cacheHitRatio === undefined ? undefined : el('div', { class: 'cache-hits' }, `${Math.round(session.cacheHitRatio * 100)}% cached`)),
     why,
     el('td', {}, session.startedAt ? new Date(session.startedAt).toLocaleString() : ''),
   );

@@ -3,6 +3,16 @@ import { ApiError, byId, el, gauge, getJson, int, markLive, postJson, REFRESH_MS
 
 type SeqRun = [number, number];
 
+/** One role's spend, or one compaction's (`CallSpendReport`). */
+interface Spend {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+  possiblyBilledCalls?: number;
+}
+
 interface Notice {
   at: string;
   step: number;
@@ -16,6 +26,8 @@ interface Notice {
   summarySeq?: number;
   failed?: string;
   breaker?: string;
+  /** Absent in notices from before notices carried their cost. */
+  spend?: Spend;
 }
 
 interface State {
@@ -27,7 +39,7 @@ interface State {
   maxSteps: number;
   runs: number;
   context: { tokens: number; window: number; messages: number };
-  spend: { costUsd: number; totalTokens: number };
+  spend: { costUsd: number; totalTokens: number; agent: Spend; summary: Spend };
   budget: { maxSteps: number; maxTotalTokens?: number; maxCostUsd?: number; maxRepeatedToolCalls: number; approvals: number };
   paused?: { guard: string; reason: string; until: string };
   compaction: { trigger: number; breaker: { state?: string } & Record<string, unknown>; warning?: string; compactions: number; noticesTotal: number; notices: Notice[] };
@@ -80,6 +92,21 @@ function runLinks(runs: SeqRun[]): HTMLElement {
   return span;
 }
 
+/** `87%`: cached over prompt tokens, worked out from the counts (states from before the ratio have them too). */
+function cacheShare(cached: number, prompt: number): string {
+  return prompt > 0 ? `${Math.round((Math.min(cached, prompt) / prompt) * 100)}%` : '–';
+}
+
+/** `$0.0123 for 1 summary call: 14,700 prompt (82% cached) + 174 completion`; empty for a compaction that called no model. */
+function compactionCost(spend: Spend): string {
+  const parts: string[] = [];
+  if (spend.calls > 0) {
+    parts.push(`${usd(spend.costUsd)} for ${spend.calls} summary call(s): ${int(spend.promptTokens)} prompt (${cacheShare(spend.cachedTokens, spend.promptTokens)} cached) + ${int(spend.completionTokens)} completion`);
+  }
+  if (spend.possiblyBilledCalls) parts.push(`${spend.possiblyBilledCalls} request(s) possibly billed`);
+  return parts.join('; ');
+}
+
 function noticeItem(notice: Notice): HTMLElement {
   const item = el(
     'li',
@@ -91,9 +118,18 @@ function noticeItem(notice: Notice): HTMLElement {
   if (notice.truncatedSeqs.length) item.append('; truncated ', runLinks(notice.truncatedSeqs));
   if (notice.replaced) item.append(`; ${notice.replaced} tool results cut to views`);
   if (notice.summarySeq !== undefined) item.append('; summary at ', seqLink(notice.summarySeq));
+  const cost = notice.spend ? compactionCost(notice.spend) : '';
+  if (cost) item.append(el('div', { class: 'notice-cost' }, `cost ${cost}`));
   if (notice.failed) item.append(el('div', { class: 'failure' }, `failed: ${notice.failed}`));
   if (notice.breaker) item.append(el('div', { class: 'breaker-change' }, `breaker ${notice.breaker}`));
   return item;
+}
+
+/** `87% of 217,700 prompt tokens (agent 88%, summaries 82%)`. */
+function cacheHits(agent: Spend, summary: Spend): string {
+  const prompt = agent.promptTokens + summary.promptTokens;
+  const roles = summary.promptTokens > 0 ? ` (agent ${cacheShare(agent.cachedTokens, agent.promptTokens)}, summaries ${cacheShare(summary.cachedTokens, summary.promptTokens)})` : '';
+  return `${cacheShare(agent.cachedTokens + summary.cachedTokens, prompt)} of ${int(prompt)} prompt tokens${roles}`;
 }
 
 let chartKey = '';
@@ -106,9 +142,13 @@ function showState(page: SessionPage): void {
   const budget: [string, string][] = [
     ['cost', usd(state.spend.costUsd) + (state.budget.maxCostUsd !== undefined ? ` of ${usd(state.budget.maxCostUsd)}` : '')],
     ['tokens billed', int(state.spend.totalTokens) + (state.budget.maxTotalTokens !== undefined ? ` of ${int(state.budget.maxTotalTokens)}` : '')],
+    ['cache hits', cacheHits(state.spend.agent, state.spend.summary)],
+    ['compaction cost', state.spend.summary.calls > 0 || state.spend.summary.possiblyBilledCalls ? compactionCost(state.spend.summary) : 'none yet'],
     ['steps', `${int(state.step)} of ${int(state.budget.maxSteps)}`],
     ['approvals', String(state.budget.approvals)],
   ];
+  const possibly = (state.spend.agent.possiblyBilledCalls ?? 0) + (state.spend.summary.possiblyBilledCalls ?? 0);
+  if (possibly > 0) budget.push(['possibly billed', `${possibly} request(s), tokens unknown`]);
   facts(byId('spend'), budget);
   const status: [string, string][] = [
     ['status', state.status.replace(/_/g, ' ')],
@@ -184,7 +224,8 @@ function describeResult(control: string, result: unknown): string {
     const outcome = result as { compacted?: boolean; notice?: Notice; reason?: string };
     if (outcome.notice) {
       const n = outcome.notice;
-      return `compacted at step ${n.step}: ${n.strategy} (${n.reason}) ${int(n.tokensBefore)} → ${int(n.tokensAfter)} tokens${n.failed ? `; failed: ${n.failed}` : ''}`;
+      const cost = n.spend ? compactionCost(n.spend) : '';
+      return `compacted at step ${n.step}: ${n.strategy} (${n.reason}) ${int(n.tokensBefore)} → ${int(n.tokensAfter)} tokens${cost ? `; cost ${cost}` : ''}${n.failed ? `; failed: ${n.failed}` : ''}`;
     }
     return `nothing compacted (${outcome.reason ?? 'no reason given'})`;
   }
