@@ -181,6 +181,7 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   const { ledger, settings } = input;
   const graceful = input.graceful === true;
   const landWithRoom = input.landWithRoom === true;
+  const mustLand = landWithRoom && settings.mustLandAtTarget;
   const overhead = settings.perMessageOverheadTokens;
   const toolSchemaTokens = input.estimateInput.toolSchemaTokens;
   const { calibration, excessTokens } = estimate;
@@ -229,14 +230,15 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
     summaryAllowed && olderHasOriginals
       ? projectTokens(fixedRaw + tail.weight + 2 * overhead + header, calibration, excessTokens) + summaryTokens + settings.memoryBudgetTokens
       : undefined;
-  // A summary that cannot shrink the context would only be billed and rejected.
-  if (graceful && afterSummary !== undefined && afterSummary >= estimate.tokens) afterSummary = undefined;
+  // The breaker's half-open retry is there to try the summarizer again, not to save a step's tokens.
+  const probe = landWithRoom && input.request === CompactionRequest.auto && isHalfOpen(input.breaker, input.step);
+  // A summary that cannot shrink the context would only be billed and rejected; the probe's
+  // projection counts full budgets, so it runs anyway and the verdict tells.
+  if (graceful && !probe && afterSummary !== undefined && afterSummary >= estimate.tokens) afterSummary = undefined;
   const canPrune = prune.cuts.length + tail.cuts.length > 0;
 
   let strategy: CompactionStrategy;
   let economics: CacheEconomics | undefined;
-  // The breaker's half-open retry is there to try the summarizer again, not to save a step's tokens.
-  const probe = landWithRoom && input.request === CompactionRequest.auto && isHalfOpen(input.breaker, input.step);
   if (landWithRoom && settings.pruneOnlyWhenItPays && canPrune && !probe) {
     const firstRewritten = [...prune.cuts, ...tail.cuts].map((cut) => cut.seq).sort((a, b) => a - b)[0]!;
     const choice = pruneOrSummary({
@@ -291,11 +293,11 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
     expectedAfter,
     target: settings.targetTokens,
     trigger: settings.triggerTokens,
-    ...(landWithRoom ? { landAt: settings.targetTokens } : {}),
+    ...(mustLand ? { landAt: settings.targetTokens } : {}),
     ...(economics ? { economics } : {}),
     projection: projectionOf(input, estimate),
   };
-  const limit = landWithRoom ? settings.targetTokens : settings.triggerTokens - 1;
+  const limit = mustLand ? settings.targetTokens : settings.triggerTokens - 1;
   if (expectedAfter <= limit) return decision;
 
   let reason: ShortfallReason;
@@ -308,5 +310,5 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   } else {
     reason = ShortfallReason.estimateExcess;
   }
-  return { ...decision, shortfall: { reason, overByTokens: expectedAfter - (landWithRoom ? limit : settings.triggerTokens) } };
+  return { ...decision, shortfall: { reason, overByTokens: expectedAfter - (mustLand ? limit : settings.triggerTokens) } };
 }

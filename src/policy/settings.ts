@@ -22,6 +22,7 @@ export const DEFAULT_COMPACTION_SETTINGS = Object.freeze({
   summaryRequest: 'continue',
   pruneOnlyWhenItPays: true,
   trimLongSummaries: true,
+  mustLandAtTarget: true,
   oversizeShareOfWindow: 0.25,
   breakerThreshold: 3,
   breakerCoolDownSteps: 20,
@@ -102,6 +103,12 @@ export const CompactionSettingsSchema = z
      * keeping its lines that name files, commands, errors, numbers and constraints. @default true
      */
     trimLongSummaries: z.boolean().default(D.trimLongSummaries),
+    /**
+     * A compaction that ends over the target counts as a failure for the breaker (not only one that
+     * ends at or over the trigger), so a summarizer whose answers land near the trigger cannot make
+     * the session compact step after step. @default true
+     */
+    mustLandAtTarget: z.boolean().default(D.mustLandAtTarget),
     /** A tool result over this share of the window is never put in the context whole. @default 0.25 */
     oversizeShareOfWindow: share(1).default(D.oversizeShareOfWindow),
     /** Consecutive failed compactions that stop auto-compaction. @default 3 */
