@@ -10,7 +10,7 @@ import { CompactionError, CompactionErrorCode } from '../../src/policy/errors';
 import type { EstimateInput } from '../../src/policy/estimate';
 import type { LedgerEntry } from '../../src/policy/ledger';
 import { fromSeqRuns } from '../../src/policy/seqRuns';
-import type { ResolvedCompactionSettings } from '../../src/policy/settings';
+import { resolveCompactionSettings, type ResolvedCompactionSettings } from '../../src/policy/settings';
 import { verifyCompaction, VerifyFailure } from '../../src/policy/verifyCompaction';
 import { LedgerBuilder, orphanProblem, pinnedProblem, settingsFor } from './builders';
 
@@ -65,17 +65,30 @@ describe('decide: 32K window (trigger 16384, summary ≤ 3276, tail cap ≈ 6K)'
     assert.equal(decision.strategy, 'summary');
     assert.equal(decision.requestedBy, 'auto');
     assert.deepEqual(decision.pinned, [0, 1]);
-    // Each step weighs 100 + 1500 + 2 × 4 = 1608; the cap is (16384 − (500 + 200 + 2 × 4 + 300) − 3276 − 1638) / 2 = 5231.
+    // Each step weighs 100 + 1500 + 2 × 4 = 1608. Half the room, (16384 − (500 + 200 + 2 × 4 + 300) − 3276 − 1638) / 2
+    // = 5231, is more than the target leaves: 8192 − 1008 − 3276 − 1638 = 2270, so one step fits.
+    assert.equal(decision.tailCapTokens, 2270);
+    assert.deepEqual(decision.tail, [24, 25]);
+    assert.deepEqual(decision.summarize, [[2, 23]]);
+    assert.deepEqual(decision.covers, [[2, 23]]);
+    assert.deepEqual(decision.prune, [], '6000-char results are under pruneMinChars');
+    assert.equal(decision.estimateBefore, 20_304);
+    // pinned 708 + tool schemas + 1 step + summary and memory framing + summary and memory budgets.
+    assert.equal(decision.expectedAfter, 708 + 300 + 1608 + 8 + 3276 + 1638);
+    assert.equal(decision.memoryBudgetTokens, 1638);
+    assert.deepEqual(decision.replacedMemory, []);
+    assert.ok(decision.expectedAfter < decision.target && decision.target === 8_192);
+    assert.equal(decision.shortfall, undefined);
+  });
+
+  test('earlier rules (target 0.75): the same ledger keeps three steps under a tail cap of 5231', () => {
+    const earlier = resolveCompactionSettings(32_768, {}, { landWithRoom: false });
+    const decision = expectKind(decide(input(twelveSteps(), earlier)), 'compact');
+    assert.equal(decision.strategy, 'summary');
     assert.equal(decision.tailCapTokens, 5231);
     assert.deepEqual(decision.tail, [20, 21, 22, 23, 24, 25]);
     assert.deepEqual(decision.summarize, [[2, 19]]);
-    assert.deepEqual(decision.covers, [[2, 19]]);
-    assert.deepEqual(decision.prune, [], '6000-char results are under pruneMinChars');
-    assert.equal(decision.estimateBefore, 20_304);
-    // pinned 708 + tool schemas + 3 steps + summary and memory framing + summary and memory budgets.
     assert.equal(decision.expectedAfter, 708 + 300 + 3 * 1608 + 8 + 3276 + 1638);
-    assert.equal(decision.memoryBudgetTokens, 1638);
-    assert.deepEqual(decision.replacedMemory, []);
     assert.ok(decision.expectedAfter < decision.target && decision.target === 12_288);
     assert.equal(decision.shortfall, undefined);
   });
@@ -86,17 +99,17 @@ describe('decide: 32K window (trigger 16384, summary ≤ 3276, tail cap ≈ 6K)'
     const applied = applyCompaction(ledger, decision, resultsFor(decision, 26, 2000));
     assert.deepEqual(
       applied.ledger.map((entry) => entry.seq),
-      [0, 1, 26, 20, 21, 22, 23, 24, 25],
+      [0, 1, 26, 24, 25],
     );
     const summary = applied.ledger[2]!;
     assert.equal(summary.role, 'user', 'a summary is a user message, never an assistant reply');
     assert.equal(summary.kind, 'summary');
-    assert.deepEqual(summary.covers, [[2, 19]]);
+    assert.deepEqual(summary.covers, [[2, 23]]);
     assert.equal(applied.event.strategy, 'summary');
     assert.equal(applied.event.tokensBefore, 20_304);
-    assert.equal(applied.event.tokensAfter, 708 + 300 + 3 * 1608 + 2004);
-    assert.deepEqual(applied.event.coveredSeqs, [[2, 19]]);
-    assert.deepEqual(applied.event.summary, { seq: 26, replacesSeqs: [[2, 19]], tokensBefore: 9 * 1600, tokensAfter: 2000 });
+    assert.equal(applied.event.tokensAfter, 708 + 300 + 1608 + 2004);
+    assert.deepEqual(applied.event.coveredSeqs, [[2, 23]]);
+    assert.deepEqual(applied.event.summary, { seq: 26, replacesSeqs: [[2, 23]], tokensBefore: 11 * 1600, tokensAfter: 2000 });
     assert.deepEqual(verifyCompaction(decision, applied), { ok: true });
     assert.equal(orphanProblem(applied.ledger), undefined);
     assert.equal(pinnedProblem(ledger, applied.ledger), undefined);
@@ -107,8 +120,8 @@ describe('decide: 32K window (trigger 16384, summary ≤ 3276, tail cap ≈ 6K)'
     const original = twelveSteps();
     const first = expectKind(decide(input(original, S32)), 'compact');
     const once = applyCompaction(original, first, resultsFor(first, 26, 2000)).ledger;
-    // Seven more steps (seqs 27–40) push it over the trigger again.
-    const grown = LedgerBuilder.from(once).steps(7, [{ tokens: 1500, chars: 6000 }], 100).build();
+    // Compacted to 4620 tokens; eight more steps (seqs 27–42, 1608 each) push it over the trigger again.
+    const grown = LedgerBuilder.from(once).steps(8, [{ tokens: 1500, chars: 6000 }], 100).build();
     const more = grown.filter((entry) => entry.seq >= 27);
     const second = expectKind(decide(input(grown, S32)), 'compact');
     assert.equal(second.strategy, 'summary');
