@@ -66,7 +66,7 @@ export function decide(input: DecideInput): Decision {
       const retryDue = input.landWithRoom === true && isHalfOpen(input.breaker, input.step);
       return (retryDue ? planCompaction(input, estimate, true) : undefined) ?? none(NoneReason.underTrigger, estimate);
     }
-    const halfOpenStep = input.graceful === true ? input.step : undefined;
+    const halfOpenStep = input.graceful === true || input.landWithRoom === true ? input.step : undefined;
     if (input.graceful === true && !allowsAutoCompaction(input.breaker, halfOpenStep)) return withoutSummarizer(input, estimate);
     if (!allowsAutoCompaction(input.breaker, halfOpenStep)) {
       return overHardLimit
@@ -194,7 +194,9 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
     fixedRaw += entry.tokens + overhead;
   }
   const fixedServer = calibratedTokens(fixedRaw, calibration);
-  const tailCapTokens = effectiveTailCap(settings, fixedServer + excessTokens, calibration);
+  // Landing at the target leaves no slack: the summary and memory messages' framing must fit too.
+  const framing = mustLand ? calibratedTokens(2 * overhead + (graceful ? SUMMARY_HEADER_TOKENS : 0), calibration) : 0;
+  const tailCapTokens = effectiveTailCap(settings, fixedServer + excessTokens + framing, calibration);
   const tail = selectTail(ledger, tailCapTokens, settings, { cutToolCalls: input.cutToolCalls ?? true });
 
   // The older region: every unpinned entry before the tail, a previous summary included. A previous

@@ -39,6 +39,7 @@ describe('settings defaults', () => {
         summaryRequest: 'continue',
         pruneOnlyWhenItPays: true,
         trimLongSummaries: true,
+        mustLandAtTarget: true,
         oversizeShareOfWindow: 0.25,
         breakerThreshold: 3,
         breakerCoolDownSteps: 20,
