@@ -123,15 +123,17 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
     const requestKey = JSON.stringify([request.model, request.messages, tools]);
     const lastMessage = request.messages[request.messages.length - 1];
     const answer = completionBody(settings.model, requestKey, reply, promptTokens, promptCache.lookup(request.messages, tools));
-    stats.answered({
+    const sample = {
       promptTokens,
       completionTokens: answer.usage.completion_tokens,
       cachedTokens: answer.usage.prompt_tokens_details.cached_tokens,
       messageCount: request.messages.length,
       lastRole: lastMessage?.role ?? 'user',
-    });
-    if (summarizing) stats.summaryAnswered(answer.usage.prompt_tokens, answer.usage.completion_tokens);
-    settings.observe?.({ index, messages: request.messages, promptTokens, summarizing });
+      summary: summarizing,
+    };
+    stats.answered(sample);
+    if (summarizing) stats.summaryAnswered(sample);
+    settings.observe?.({ index, messages: request.messages, promptTokens, cachedTokens: sample.cachedTokens, summarizing });
     sendJson(res, 200, answer, {
       'x-request-id': `req_sim_${index}`,
     });
