@@ -46,8 +46,14 @@ function prefixTokens(messages: readonly ChatMessage[]): number {
   return countToolTokens(TOOLS) + messages.reduce((sum, message) => sum + countMessageTokens(message), 0);
 }
 
+/** Independent of the simulator's own `cachedTokensOf`, so a wrong rule there fails here. */
 function roundedDown(tokens: number): number {
   return Math.floor(tokens / 128) * 128;
+}
+
+/** OpenAI's rule: nothing under 1,024 tokens, else rounded down to 128. */
+function cachedTokensOf(prefix: number): number {
+  return prefix < 1024 ? 0 : roundedDown(prefix);
 }
 
 describe('simulator prompt cache', () => {
@@ -123,7 +129,7 @@ describe('simulator prompt cache', () => {
       const stats = sim.stats();
       assert.equal(stats.totalCachedTokens, agentCached + summaryCached);
       assert.equal(stats.summaryCachedTokens, summaryCached);
-      assert.deepEqual(stats.recent.map((sample) => sample.summary), [false, false, true]);
+      assert.deepEqual(stats.recent.map((sample) => sample.summarizing), [false, false, true]);
       const shares = cachedShares(stats);
       assert.equal(shares.summary, summaryCached / (seen[2]?.promptTokens ?? 0));
       assert.equal(shares.agent, agentCached / ((seen[0]?.promptTokens ?? 0) + (seen[1]?.promptTokens ?? 0)));
@@ -131,19 +137,17 @@ describe('simulator prompt cache', () => {
     });
   });
 
-  it('stays fast over a 120-step session near a 128K window', async () => {
+  it('serves a 120-step session growing past 128K tokens, each request cached up to the one before', async () => {
     await withSim({ contextWindow: 400_000 }, async (_sim, client) => {
       const messages: ChatMessage[] = [SYSTEM, { role: 'user', content: 'long session task' }];
       const started = performance.now();
-      let cached = 0;
       for (let step = 0; step < 120; step += 1) {
         messages.push(filler(`step ${step}`, 540));
-        cached = await cachedOf(client, messages);
+        assert.equal(await cachedOf(client, messages), cachedTokensOf(prefixTokens(messages.slice(0, -1))), `step ${step}`);
       }
-      const elapsed = performance.now() - started;
-      assert.equal(cached, roundedDown(prefixTokens(messages.slice(0, -1))));
-      assert.ok(prefixTokens(messages) > 120_000, `${prefixTokens(messages)} tokens at the end`);
-      console.log(`120 requests growing to ${prefixTokens(messages)} tokens: ${Math.round(elapsed)} ms`);
+      assert.ok(prefixTokens(messages) > 128_000, `${prefixTokens(messages)} tokens at the end`);
+      // Timing is printed, not asserted: the machine is shared, and the figure is the client's and the server's together.
+      console.log(`120 requests growing to ${prefixTokens(messages)} tokens: ${Math.round(performance.now() - started)} ms`);
     });
   });
 });

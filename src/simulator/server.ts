@@ -134,7 +134,7 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
       cachedTokens: answer.usage.prompt_tokens_details.cached_tokens,
       messageCount: request.messages.length,
       lastRole: lastMessage?.role ?? 'user',
-      summary: summarizing,
+      summarizing,
     };
     stats.answered(sample);
     if (summarizing) stats.summaryAnswered(sample);

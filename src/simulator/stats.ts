@@ -19,8 +19,8 @@ export interface RequestSample {
   readonly cachedTokens: number;
   readonly messageCount: number;
   readonly lastRole: ChatRole;
-  /** A compaction's summarization request rather than an agent step. */
-  readonly summary: boolean;
+  /** A compaction's summarization request rather than an agent step (as `ObservedRequest.summarizing`). */
+  readonly summarizing: boolean;
 }
 
 export interface SimulatorStats {
