@@ -3,9 +3,9 @@
  * through real tool output — and each step's request (what the workflow sends the model) is searched
  * for them, so the share still in the context after 1, 3 and 10 compactions can be read off; at the
  * end every fact is looked up with the store search that backs `search_transcript`. One session per
- * simulator summarizer behaviour (sectioned, prose, headings, lossy, long, refusal, fail): facts must
- * not depend on the model writing agentd's sections, since the session memory carries user messages
- * and the artifact trail whatever the summarizer does (DESIGN §5).
+ * simulator summarizer behaviour (sectioned, prose, headings, lossy, halfFacts, json, long, verbose,
+ * empty, refusal, fail): facts must not depend on the model writing agentd's sections, since the
+ * session memory carries user messages and the artifact trail whatever the summarizer does (DESIGN §5).
  */
 import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';

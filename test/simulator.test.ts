@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import OpenAI, { APIConnectionTimeoutError, BadRequestError, InternalServerError, NotFoundError, RateLimitError } from 'openai';
 import type { ChatMessage, ToolSpec } from '../src/model/messages';
-import { SUMMARIZE_INSTRUCTION_HEAD, SUMMARY_SECTIONS, summaryMessageHeader } from '../src/model/summaryFormat';
+import { SUMMARIZE_INSTRUCTION_HEAD, SUMMARY_SECTIONS, summaryMessageHeader, summaryRangeLine } from '../src/model/summaryFormat';
 import { countMessageTokens, countPromptTokens } from '../src/model/tokens';
 import { UsageError } from '../src/cli/command';
 import { parseSimArgs } from '../src/cli/commands/sim';
@@ -142,6 +142,30 @@ async function summarize(client: OpenAI, messages: readonly ChatMessage[]) {
   return { completion, text: String(choice.message.content) };
 }
 
+/**
+ * A summarization request as agentd sends it now: the messages, then an instruction naming the
+ * range to summarize (1-based, when given), with max_tokens (when given). Any finish reason.
+ */
+async function summarizeRequest(client: OpenAI, messages: readonly ChatMessage[], options: { range?: { first: number; last: number }; maxTokens?: number } = {}) {
+  const rangeLine = options.range === undefined ? [] : [summaryRangeLine({ ...options.range, total: messages.length })];
+  const instruction: ChatMessage = { role: 'user', content: [SUMMARIZE_INSTRUCTION_HEAD, ...rangeLine, `Use the sections ${SUMMARY_SECTIONS.join(', ')}.`].join('\n') };
+  const completion = await client.chat.completions.create({
+    model: MODEL,
+    messages: [...messages, instruction],
+    tools: TOOLS,
+    ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
+  });
+  const choice = completion.choices[0];
+  assert.ok(choice, 'a choice');
+  assert.equal(choice.message.tool_calls, undefined, 'a summary calls no tools');
+  return { completion, finishReason: choice.finish_reason, text: choice.message.content ?? '' };
+}
+
+/** Tokens of messages first..last (1-based), as the simulator counts them. */
+function tokensOf(messages: readonly ChatMessage[], first = 1, last = messages.length): number {
+  return messages.slice(first - 1, last).reduce((sum, message) => sum + countMessageTokens(message), 0);
+}
+
 /** The `## ` headings of a text, in order. */
 function headings(text: string): string[] {
   return text.split('\n').filter((line) => line.startsWith('## ')).map((line) => line.slice(3));
@@ -155,6 +179,11 @@ function section(text: string, name: string): string[] {
   const rest = lines.slice(start + 1);
   const end = rest.findIndex((line) => line.startsWith('## '));
   return (end < 0 ? rest : rest.slice(0, end)).filter((line) => line !== '');
+}
+
+/** Id of the newest tool call in a history. */
+function lastCallId(history: readonly ChatMessage[]): string {
+  return history.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : [])).at(-1)?.id ?? '';
 }
 
 /** Paths of the write_file calls in a history, in order. */
@@ -675,5 +704,123 @@ describe('model simulator and compaction', () => {
     assert.ok(!parsed.help);
     assert.equal(parsed.options.summarizer, 'headings');
     assert.throws(() => parseSimArgs(['--summarizer', 'sometimes']), (error: unknown) => error instanceof UsageError && /^--summarizer:/.test(error.message));
+  });
+
+  /** A user message opening a turn of `steps` steps, with these CONSTRAINT lines. */
+  function userTurn(constraints: readonly string[], steps = 4): ChatMessage {
+    return { role: 'user', content: [...constraints.map((line) => `CONSTRAINT: ${line}`), `Go on. [sim steps=${steps}]`].join('\n') };
+  }
+
+  it('summarizes only the range the instruction names, with the pinned task for the goal', async () => {
+    await withSim({}, async (_sim, client) => {
+      let messages = [SYSTEM, TASK, userTurn(['stated before the range'])];
+      messages = await playSteps(client, messages, 3);
+      const first = messages.length + 1;
+      messages = await playSteps(client, [...messages, userTurn(['stated inside the range'])], 4);
+      const last = messages.length;
+      messages = await playSteps(client, [...messages, userTurn(['stated after the range'])], 4);
+      const inRange = messages.slice(first - 1, last);
+
+      const { text } = await summarizeRequest(client, messages, { range: { first, last } });
+      assert.deepEqual(section(text, 'Goal'), ['Refactor the parser module and keep the tests green.'], 'the goal from the pinned task');
+      assert.deepEqual(section(text, 'Constraints'), ['- CONSTRAINT: stated inside the range'], 'only what the range states');
+      assert.deepEqual(section(text, 'Files touched'), writtenPaths(inRange).map((path) => `- ${path}`));
+      const lastCall = inRange.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : [])).at(-1);
+      assert.deepEqual(section(text, 'Progress')[0], `- Last step: ${stepOfCallId(lastCall?.id ?? '')}`);
+      for (const outside of ['before the range', 'after the range', 'vendor/']) assert.ok(!text.includes(outside), `${outside} left out`);
+      for (const path of writtenPaths(messages.slice(last))) assert.ok(!text.includes(path), `${path} (after the range) left out`);
+
+      // Without a range: everything above the instruction, as before.
+      const all = await summarizeRequest(client, messages);
+      assert.equal(section(all.text, 'Constraints').length, 4);
+    });
+  });
+
+  it("well-behaved summarizers stop at max_tokens (finish_reason 'length'); 'verbose' writes 60–80% of its region past it", async () => {
+    const maxTokens = 64;
+    let history: ChatMessage[] = [];
+    await withSim({}, async (_sim, client) => {
+      history = await playSteps(client, [SYSTEM, TASK, userTurn(['keep the changelog sorted'], 12)], 10);
+      for (const behaviour of ['sectioned', 'prose', 'headings', 'halfFacts', 'json'] as const) {
+        const task: ChatMessage = { role: 'user', content: String(TASK.content).replace('[sim steps=30]', `[sim steps=30 summarizer=${behaviour}]`) };
+        const { completion, finishReason } = await summarizeRequest(client, [SYSTEM, task, ...history.slice(2)], { maxTokens });
+        assert.equal(finishReason, 'length', behaviour);
+        assert.ok((completion.usage?.completion_tokens ?? Infinity) <= maxTokens, `${behaviour}: ${completion.usage?.completion_tokens}`);
+      }
+    });
+    await withSim({ summarizer: 'verbose' }, async (sim, client) => {
+      const range = { first: 3, last: history.length - 2 };
+      const region = history.slice(range.first - 1, range.last);
+      const regionTokens = tokensOf(history, range.first, range.last);
+      const answer = await summarizeRequest(client, history, { range, maxTokens });
+      const tokens = answer.completion.usage?.completion_tokens ?? 0;
+      console.log(`verbose: ${tokens} tokens for a region of ${regionTokens} (${Math.round((100 * tokens) / regionTokens)}%)`);
+      assert.ok(tokens >= 0.6 * regionTokens && tokens <= 0.8 * regionTokens, `${tokens} of ${regionTokens}`);
+      assert.ok(tokens > maxTokens, 'past max_tokens');
+      assert.equal(answer.finishReason, 'stop');
+      assert.equal((await summarizeRequest(client, history, { range, maxTokens })).text, answer.text, 'deterministic');
+      assert.deepEqual(headings(answer.text), [...SUMMARY_SECTIONS, 'Excerpts'], 'the sections, then the excerpts');
+      assert.ok(answer.text.includes('CONSTRAINT: keep the changelog sorted'), 'the constraint');
+      for (const path of writtenPaths(region)) assert.ok(section(answer.text, 'Files touched').includes(`- ${path}`), `${path} listed`);
+      // A bigger region, a bigger answer, in the same proportion.
+      const whole = await summarizeRequest(client, history);
+      const wholeTokens = whole.completion.usage?.completion_tokens ?? 0;
+      assert.ok(wholeTokens >= 0.6 * tokensOf(history) && wholeTokens <= 0.8 * tokensOf(history), `${wholeTokens} of ${tokensOf(history)}`);
+      // Its excerpts are quoted: reading it back finds its own Progress, not a quoted one.
+      const after = await complete(client, [SYSTEM, TASK, summaryMessage(answer.text), ...history.slice(-2)]);
+      assert.equal(stepOfCallId(after.calls[0]?.id ?? ''), (stepOfCallId(lastCallId(history)) ?? 0) + 1);
+      assert.equal(sim.stats().summaryRequests, 3);
+    });
+  });
+
+  it("summarizer 'halfFacts' keeps about half of 20 constraints, each as written, the same ones every time", async () => {
+    const planted = Array.from({ length: 20 }, (_, index) => `fact ${index + 1}: keep setting ${String.fromCharCode(97 + index)} at ${index * 7}`);
+    await withSim({ summarizer: 'halfFacts' }, async (_sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK, userTurn(planted, 12)], 9);
+      const { text } = await summarizeRequest(client, history);
+      assert.deepEqual(headings(text), [...SUMMARY_SECTIONS]);
+      const constraints = section(text, 'Constraints');
+      const kept = planted.filter((fact) => constraints.includes(`- CONSTRAINT: ${fact}`));
+      console.log(`halfFacts kept ${kept.length} of ${planted.length} constraints`);
+      assert.ok(kept.length >= 6 && kept.length <= 14, `${kept.length} of 20 kept`);
+      assert.equal(constraints.filter((line) => line.includes('fact ')).length, kept.length, 'no fact garbled');
+      assert.equal((await summarizeRequest(client, history)).text, text, 'deterministic');
+      // Merging its own summary forgets nothing more: the same facts meet the same fate.
+      const later = await playSteps(client, [SYSTEM, TASK, summaryMessage(text), ...history.slice(-2)], 2);
+      const merged = await summarizeRequest(client, later);
+      assert.deepEqual(section(merged.text, 'Constraints').filter((line) => line.includes('fact ')), kept.map((fact) => `- CONSTRAINT: ${fact}`));
+    });
+  });
+
+  it("summarizer 'json' answers one JSON object, no Markdown, that a later summary and the script read back", async () => {
+    await withSim({ summarizer: 'json' }, async (_sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK], 9);
+      const { text } = await summarizeRequest(client, history.slice(0, -2));
+      const parsed = JSON.parse(text) as { goal: string; constraints: string[]; filesTouched: string[]; progress: { lastStep: number } };
+      assert.doesNotMatch(text, /^\s*(#|[-*] |```)/m, 'no Markdown');
+      assert.match(parsed.goal, /^Refactor the parser module/);
+      assert.deepEqual(parsed.constraints, ['CONSTRAINT: never edit files under vendor/']);
+      assert.deepEqual(parsed.filesTouched, writtenPaths(history.slice(0, -2)));
+      assert.equal(parsed.progress.lastStep, 8);
+
+      const after = await complete(client, [SYSTEM, TASK, summaryMessage(text)]);
+      assert.equal(stepOfCallId(after.calls[0]?.id ?? ''), 9, 'the script finds the step in it');
+      const later = await playSteps(client, [SYSTEM, TASK, summaryMessage(text), ...history.slice(-2)], 3);
+      const merged = JSON.parse((await summarizeRequest(client, [...later, userTurn(['keep the public API stable'])])).text) as typeof parsed;
+      assert.deepEqual(merged.constraints, ['CONSTRAINT: never edit files under vendor/', 'CONSTRAINT: keep the public API stable']);
+      for (const path of writtenPaths(history)) assert.ok(merged.filesTouched.includes(path), `${path} carried`);
+      assert.equal(merged.progress.lastStep, 12);
+    });
+  });
+
+  it("summarizer 'empty' answers an empty string", async () => {
+    await withSim({ summarizer: 'empty' }, async (sim, client) => {
+      const history = await playSteps(client, [SYSTEM, TASK], 3);
+      const { text, finishReason, completion } = await summarizeRequest(client, history, { maxTokens: 500 });
+      assert.equal(text, '');
+      assert.equal(finishReason, 'stop');
+      assert.equal(completion.usage?.completion_tokens, countMessageTokens({ role: 'assistant', content: '' }));
+      assert.equal(sim.stats().summaryRequests, 1, 'an empty answer is an answered request');
+    });
   });
 });

@@ -8,6 +8,8 @@ export interface ObservedRequest {
   readonly messages: readonly ChatMessage[];
   /** The prompt tokens the simulator counted (and reported as usage). */
   readonly promptTokens: number;
+  /** Of those, the tokens its prompt cache served (reported as `prompt_tokens_details.cached_tokens`). */
+  readonly cachedTokens: number;
   /** True for a compaction's summarization request. */
   readonly summarizing: boolean;
 }

@@ -15,12 +15,17 @@ export type ByteRange = z.infer<typeof ByteRangeSchema>;
 
 /**
  * How the scripted summarizer answers a summarization request, so compaction is tested against
- * models that do not do as asked (DESIGN §5):
+ * models that do not do as asked (DESIGN §5). Each summarizes the messages the instruction's range
+ * names (all above it when it names none), and stops at max_tokens unless said otherwise:
  * - `sectioned` writes exactly the sections the instruction asks for (the default);
  * - `prose` writes the same facts as free paragraphs, without a heading;
  * - `headings` writes them under headings of its own choosing (the model's own structure);
  * - `lossy` keeps one paragraph: the goal and where the work stands, no constraints, no files;
- * - `long` writes a summary longer than its input (the whole input, twice);
+ * - `halfFacts` writes the sections but keeps about half of the constraints and files (by a hash of each);
+ * - `json` writes the facts as one JSON object, no Markdown (a model asked for structured output);
+ * - `long` writes a summary longer than its input (the whole input, twice), ignoring max_tokens;
+ * - `verbose` writes 60–80% of its input's tokens (every fact, then excerpts), ignoring max_tokens;
+ * - `empty` answers an empty string;
  * - `refusal` answers "I'm sorry, but I can't help with that.";
  * - `fail` answers 500 (an injected fault; the session's other requests are served).
  */
@@ -29,7 +34,11 @@ export const SummarizerBehaviour = {
   prose: 'prose',
   headings: 'headings',
   lossy: 'lossy',
+  halfFacts: 'halfFacts',
+  json: 'json',
   long: 'long',
+  verbose: 'verbose',
+  empty: 'empty',
   refusal: 'refusal',
   fail: 'fail',
 } as const;

@@ -26,8 +26,9 @@ export const ChatRequestSchema = z.strictObject({
   parallel_tool_calls: ignored,
   temperature: ignored,
   top_p: ignored,
-  max_tokens: ignored,
-  max_completion_tokens: ignored,
+  // Read by the summarizer, which stops there (unless its behaviour ignores it); the script's steps are short.
+  max_tokens: z.number().int().min(1).optional(),
+  max_completion_tokens: z.number().int().min(1).optional(),
   stop: ignored,
   seed: ignored,
   user: ignored,

@@ -22,7 +22,7 @@ export interface ChatCompletionBody {
         readonly tool_calls?: readonly ToolCall[];
       };
       readonly logprobs: null;
-      readonly finish_reason: 'tool_calls' | 'stop';
+      readonly finish_reason: 'tool_calls' | 'stop' | 'length';
     },
   ];
   readonly usage: {
@@ -35,7 +35,7 @@ export interface ChatCompletionBody {
 
 /**
  * `requestKey` is any string that identifies the request (the id is derived from it, so the
- * same request keeps the same id).
+ * same request keeps the same id); `cutAtMaxTokens` reports the reply as stopped by max_tokens.
  */
 export function completionBody(
   model: string,
@@ -43,6 +43,7 @@ export function completionBody(
   reply: AssistantReply,
   promptTokens: number,
   cachedTokens = 0,
+  cutAtMaxTokens = false,
 ): ChatCompletionBody {
   const completionTokens = countMessageTokens(reply);
   const calls = reply.tool_calls ?? [];
@@ -55,7 +56,7 @@ export function completionBody(
     object: 'chat.completion',
     created: SIM_CREATED,
     model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: calls.length > 0 ? 'tool_calls' : 'stop' }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: cutAtMaxTokens ? 'length' : calls.length > 0 ? 'tool_calls' : 'stop' }],
     usage: {
       prompt_tokens: promptTokens,
       completion_tokens: completionTokens,

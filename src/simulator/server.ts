@@ -9,7 +9,7 @@ import { completionBody, SIM_CREATED } from './response';
 import { nextReply } from './script';
 import { RejectionReason, StatsRecorder, type SimulatorStats } from './stats';
 import { validateChatRequest } from './strict';
-import { isSummarizationRequest, summarizerFor, summaryReply } from './summarize';
+import { isSummarizationRequest, summarizerFor, summaryAnswer } from './summarize';
 
 /** Printed wherever the simulator answers, so nobody mistakes its output for a real model's. */
 export const SIMULATOR_BANNER =
@@ -119,19 +119,26 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
       stats.summaryFailed();
       return sendError(res, injectedStatus(500));
     }
-    const reply = summarizer !== undefined ? summaryReply(request.messages, summarizer) : nextReply(request.messages, settings);
+    const maxTokens = request.max_completion_tokens ?? request.max_tokens;
+    const { reply, finishReason } =
+      summarizer !== undefined
+        ? summaryAnswer(request.messages, summarizer, maxTokens)
+        : { reply: nextReply(request.messages, settings), finishReason: undefined };
     const requestKey = JSON.stringify([request.model, request.messages, tools]);
     const lastMessage = request.messages[request.messages.length - 1];
-    const answer = completionBody(settings.model, requestKey, reply, promptTokens, promptCache.lookup(request.messages, tools));
-    stats.answered({
+    const cachedTokens = promptCache.lookup(request.messages, tools);
+    const answer = completionBody(settings.model, requestKey, reply, promptTokens, cachedTokens, finishReason === 'length');
+    const sample = {
       promptTokens,
       completionTokens: answer.usage.completion_tokens,
       cachedTokens: answer.usage.prompt_tokens_details.cached_tokens,
       messageCount: request.messages.length,
       lastRole: lastMessage?.role ?? 'user',
-    });
-    if (summarizing) stats.summaryAnswered(answer.usage.prompt_tokens, answer.usage.completion_tokens);
-    settings.observe?.({ index, messages: request.messages, promptTokens, summarizing });
+      summarizing,
+    };
+    stats.answered(sample);
+    if (summarizing) stats.summaryAnswered(sample);
+    settings.observe?.({ index, messages: request.messages, promptTokens, cachedTokens: sample.cachedTokens, summarizing });
     sendJson(res, 200, answer, {
       'x-request-id': `req_sim_${index}`,
     });

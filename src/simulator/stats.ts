@@ -19,6 +19,8 @@ export interface RequestSample {
   readonly cachedTokens: number;
   readonly messageCount: number;
   readonly lastRole: ChatRole;
+  /** A compaction's summarization request rather than an agent step (as `ObservedRequest.summarizing`). */
+  readonly summarizing: boolean;
 }
 
 export interface SimulatorStats {
@@ -37,6 +39,8 @@ export interface SimulatorStats {
   /** Tokens of the summarization requests (also in the totals above). */
   readonly summaryPromptTokens: number;
   readonly summaryCompletionTokens: number;
+  /** Cached prompt tokens of the summarization requests (also in `totalCachedTokens`). */
+  readonly summaryCachedTokens: number;
   /** The last SAMPLE_LIMIT answered requests, oldest first. */
   readonly recent: readonly RequestSample[];
 }
@@ -65,6 +69,7 @@ export class StatsRecorder {
   private summaryFailures = 0;
   private summaryPromptTokens = 0;
   private summaryCompletionTokens = 0;
+  private summaryCachedTokens = 0;
   private samples: RequestSample[] = [];
 
   request(): void {
@@ -85,10 +90,11 @@ export class StatsRecorder {
   }
 
   /** Call after `answered` for a request that asked for a summary. */
-  summaryAnswered(promptTokens: number, completionTokens: number): void {
+  summaryAnswered(sample: Pick<RequestSample, 'promptTokens' | 'completionTokens' | 'cachedTokens'>): void {
     this.summaryRequests += 1;
-    this.summaryPromptTokens += promptTokens;
-    this.summaryCompletionTokens += completionTokens;
+    this.summaryPromptTokens += sample.promptTokens;
+    this.summaryCompletionTokens += sample.completionTokens;
+    this.summaryCachedTokens += sample.cachedTokens;
   }
 
   /** Call after `reject` for a summarization request the summarizer failed on purpose. */
@@ -107,6 +113,7 @@ export class StatsRecorder {
     this.summaryFailures = 0;
     this.summaryPromptTokens = 0;
     this.summaryCompletionTokens = 0;
+    this.summaryCachedTokens = 0;
     this.samples = [];
   }
 
@@ -123,6 +130,7 @@ export class StatsRecorder {
       summaryFailures: this.summaryFailures,
       summaryPromptTokens: this.summaryPromptTokens,
       summaryCompletionTokens: this.summaryCompletionTokens,
+      summaryCachedTokens: this.summaryCachedTokens,
       recent: this.samples.map((sample) => ({ ...sample })),
     };
   }
@@ -131,4 +139,14 @@ export class StatsRecorder {
 /** Requests refused for any reason. */
 export function totalRejected(stats: SimulatorStats): number {
   return Object.values(stats.rejected).reduce((sum, count) => sum + count, 0);
+}
+
+/** Share of prompt tokens served from the prompt cache, for summarization requests, agent steps and all; 0 where nothing was sent. */
+export function cachedShares(stats: SimulatorStats): { readonly summary: number; readonly agent: number; readonly all: number } {
+  const share = (cached: number, prompt: number): number => (prompt === 0 ? 0 : cached / prompt);
+  return {
+    summary: share(stats.summaryCachedTokens, stats.summaryPromptTokens),
+    agent: share(stats.totalCachedTokens - stats.summaryCachedTokens, stats.totalPromptTokens - stats.summaryPromptTokens),
+    all: share(stats.totalCachedTokens, stats.totalPromptTokens),
+  };
 }

@@ -1,4 +1,5 @@
 /** The parts of a summary the simulator reads back: Markdown sections, their bullets, and where the work stands. */
+import { jsonSummaryProgress } from './summaryJson';
 
 /** What the Progress section records, so a later summary (or the script) can carry on from it. */
 export interface SummaryProgress {
@@ -58,8 +59,8 @@ export function bulletItems(lines: readonly string[] | undefined): string[] {
 }
 
 /**
- * Reads back what `progressLines` (or, without a Progress section, `progressSentence`) wrote; a
- * missing or `unknown` value is left undefined.
+ * Reads back what `progressLines` (or, without a Progress section, `progressSentence` or the JSON
+ * summary) wrote; a missing or `unknown` value is left undefined.
  */
 export function summaryProgress(text: string): SummaryProgress {
   const lines = summarySections(text).get('Progress');
@@ -77,5 +78,6 @@ function progressFromSentence(text: string): SummaryProgress {
   const found = PROGRESS_SENTENCE.exec(text);
   if (found !== null) return { lastStep: Number(found[1]), highestStep: Number(found[2]), toolCalls: Number(found[3]) };
   const none = NO_STEP_SENTENCE.exec(text);
-  return none === null ? {} : { toolCalls: Number(none[1]) };
+  if (none !== null) return { toolCalls: Number(none[1]) };
+  return jsonSummaryProgress(text) ?? {};
 }

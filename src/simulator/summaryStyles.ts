@@ -4,6 +4,8 @@
  * whatever shape it took; so must the simulator, to merge it and to know where the work stands).
  */
 import { SUMMARY_SECTIONS } from '../model/summaryFormat';
+import { hashInt } from './hash';
+import { readJsonSummary } from './summaryJson';
 import { bulletItems, progressLines, progressSentence, summaryProgress, summarySections, type SummaryProgress } from './summaryParts';
 
 /** What a summary says, gathered from the messages and any earlier summary among them. */
@@ -122,12 +124,22 @@ export function proseSummary(facts: SummaryFacts): string {
   ].join('\n\n');
 }
 
+/**
+ * A summary that forgets about half of what it was shown: the asked-for sections, with each
+ * constraint and file kept or dropped by a hash of its text. The same fact meets the same fate in
+ * every summary, as a model that finds a fact unimportant tends to find it so again.
+ */
+export function halfFactsSummary(facts: SummaryFacts): string {
+  const kept = (fact: string): boolean => hashInt('halfFacts', fact) % 2 === 0;
+  return sectionedSummary({ ...facts, constraints: facts.constraints.filter(kept), files: facts.files.filter(kept) });
+}
+
 /** Lossy: one paragraph that keeps the gist and where the work stands, and drops rules and files. */
 export function lossySummary(facts: SummaryFacts): string {
   return `Working on: ${facts.goal} ${progressSentence(facts.progress)} Things are going fine so far.`;
 }
 
-/** Reads an earlier summary written by any of the writers above (or by hand in their shape). */
+/** Reads an earlier summary written by any of the writers above or `jsonSummary` (or by hand in their shape). */
 export function readSummary(text: string): CarriedFacts {
   const sections = summarySections(text);
   const progress = summaryProgress(text);
@@ -147,6 +159,8 @@ export function readSummary(text: string): CarriedFacts {
       progress,
     };
   }
+  const json = readJsonSummary(text);
+  if (json !== undefined) return json;
   const lines = text.split('\n').map((line) => line.trim());
   const goalLine = lines.find((line) => line.startsWith(PROSE.goal));
   const rulesLine = lines.find((line) => line.startsWith(PROSE.rules));

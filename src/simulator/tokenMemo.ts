@@ -10,16 +10,28 @@ import { countMessageTokens, countPromptTokens, countToolTokens } from '../model
 /** Characters of message text remembered, oldest forgotten first: more than one long session resends, ~32 MB at most. */
 const CHARS_KEPT = 32_000_000;
 
-const counted = new Map<string, number>();
+/** A message text seen: its tokens, and a number no other text gets (the prompt cache's name for it). */
+interface Seen {
+  readonly tokens: number;
+  readonly id: number;
+}
+
+const counted = new Map<string, Seen>();
 let charsKept = 0;
+let lastId = 0;
 const toolsCounted = new Map<string, number>();
 
-/** countMessageTokens, remembered by the message's JSON text (exact, so no two messages collide). */
-export function messageTokens(message: ChatMessage): number {
+/**
+ * The message's tokens and its id, remembered by its JSON text (exact, so no two messages collide).
+ * Ids are never reused: a text forgotten and seen again gets a new one, which only costs the prompt
+ * cache a miss, as an eviction would at a provider.
+ */
+export function messageSeen(message: ChatMessage): Seen {
   const key = JSON.stringify(message);
-  let tokens = counted.get(key);
-  if (tokens === undefined) {
-    tokens = countMessageTokens(message);
+  let seen = counted.get(key);
+  if (seen === undefined) {
+    lastId += 1;
+    seen = { tokens: countMessageTokens(message), id: lastId };
     charsKept += key.length;
     for (const oldest of counted.keys()) {
       if (charsKept <= CHARS_KEPT) break;
@@ -29,8 +41,13 @@ export function messageTokens(message: ChatMessage): number {
   } else {
     counted.delete(key);
   }
-  counted.set(key, tokens);
-  return tokens;
+  counted.set(key, seen);
+  return seen;
+}
+
+/** countMessageTokens, remembered. */
+export function messageTokens(message: ChatMessage): number {
+  return messageSeen(message).tokens;
 }
 
 /** countToolTokens, remembered: a worker sends the same tool list with every request. */
