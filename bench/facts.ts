@@ -10,7 +10,7 @@
 import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../src/model/messages';
-import { SUMMARIZER_BEHAVIOURS, type SummarizerBehaviour } from '../src/simulator/options';
+import type { SummarizerBehaviour } from '../src/simulator/options';
 import type { ObservedRequest } from '../src/simulator/observer';
 import type { Stack } from '../test/helpers/stack';
 import {
@@ -26,6 +26,7 @@ import {
   type Found,
 } from './lib/plantedFacts';
 import { int, num, say, table, type BenchBody } from './lib/result';
+import { summarizerBehaviours } from './lib/summarizerArg';
 
 const WINDOW = 32_768;
 const TURN_STEPS = 12;
@@ -145,16 +146,9 @@ function heading(run: Run, row: Check): string {
   return isCheckpoint || (row === last && CHECKPOINTS.at(-1) === row.compactions) ? `after ${row.compactions}` : `at the end (${row.compactions})`;
 }
 
-/** `--summarizers=prose,lossy` (bench argument) narrows the behaviours; all by default. */
-function behaviours(): SummarizerBehaviour[] {
-  const arg = process.argv.find((value) => value.startsWith('--summarizers='))?.slice('--summarizers='.length);
-  if (arg === undefined) return [...SUMMARIZER_BEHAVIOURS];
-  return SUMMARIZER_BEHAVIOURS.filter((behaviour) => arg.split(',').includes(behaviour));
-}
-
 export async function factsBench(stack: Stack): Promise<BenchBody> {
   const runs: Run[] = [];
-  for (const summarizer of behaviours()) runs.push(await runOne(stack, summarizer));
+  for (const summarizer of summarizerBehaviours()) runs.push(await runOne(stack, summarizer));
   const tables = runs.flatMap((run) => [
     `### Summarizer \`${run.summarizer}\``,
     '',
