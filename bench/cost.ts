@@ -10,7 +10,7 @@
 import { SIMULATOR_PRICE } from '../src/model/prices';
 import type { SummarizerBehaviour } from '../src/simulator/options';
 import type { Stack } from '../test/helpers/stack';
-import { runConfiguration, type CostRun, type Policy, type SessionShape } from './lib/costRun';
+import { runBehaviour, type CostRun, type Policy, type SessionShape, type WindowSetup } from './lib/costRun';
 import {
   cachedShare,
   compactions,
@@ -23,9 +23,18 @@ import {
 import { int, num, ratio, say, table, type BenchBody } from './lib/result';
 import { summarizerBehaviours } from './lib/summarizerArg';
 
-const WINDOWS = [32_768, 131_072] as const;
+/**
+ * The script runs a command about every fourth step. At 32K, 8–10 KB outputs (over pruneMinChars, so
+ * pruning is an option) compact every dozen steps or so; at 128K it takes 30–34 KB for a few
+ * compactions in 120 steps, still far below the oversized-result share of that window.
+ */
+const SETUPS: readonly WindowSetup[] = [
+  { window: 32_768, output: '8000-10000' },
+  { window: 131_072, output: '30000-34000' },
+];
+const WINDOWS = SETUPS.map((setup) => setup.window);
 /** 10 turns of 11 tool steps and an answer: 120 model calls. */
-const SHAPE: SessionShape = { turns: 10, turnSteps: 11, output: '8000-10000' };
+const SHAPE: SessionShape = { turns: 10, turnSteps: 11 };
 
 /** The compaction settings before the cache-aware policy: a standalone summary request, a higher target, pruning whenever it helps, long summaries kept. */
 export const BASELINE_COMPACTION = Object.freeze({
@@ -122,14 +131,20 @@ export async function costBench(stack: Stack, argv: readonly string[] = process.
   const runs: CostRun[] = [];
   const comparisons: Comparison[] = [];
   const targets: TargetLine[] = [];
-  say(`${behaviours.length} summarizer behaviours × ${WINDOWS.length} windows; current and baseline side by side; ${sessionShape.turns * (sessionShape.turnSteps + 1)} steps each`);
+  say(
+    `${behaviours.length} summarizer behaviours (${behaviours.join(', ')}); per behaviour ${SETUPS.length * POLICIES.length} sessions side by side ` +
+      `(${WINDOWS.map(k).join(' and ')} windows × current and baseline), ${sessionShape.turns * (sessionShape.turnSteps + 1)} steps each`,
+  );
   for (const behaviour of behaviours) {
+    const started = performance.now();
+    say(`${behaviour}:`);
+    const behaviourRuns = await runBehaviour(stack, behaviour, SETUPS, POLICIES, sessionShape);
+    runs.push(...behaviourRuns);
     for (const window of WINDOWS) {
-      const started = performance.now();
-      const [current, baseline] = await runConfiguration(stack, behaviour, window, POLICIES, sessionShape);
-      if (!current || !baseline) throw new Error('runConfiguration returns one run per policy');
-      runs.push(current, baseline);
-      say(`${behaviour} at ${k(window)} (${num((performance.now() - started) / 1000, 0)} s):`);
+      const current = behaviourRuns.find((run) => run.window === window && run.policy === 'current');
+      const baseline = behaviourRuns.find((run) => run.window === window && run.policy === 'baseline');
+      if (!current || !baseline) throw new Error('runBehaviour returns one run per window and policy');
+      say(`${behaviour} at ${k(window)} (all ${SETUPS.length * POLICIES.length} sessions in ${num((performance.now() - started) / 1000, 0)} s):`);
       sayRun(current);
       sayRun(baseline);
       const comparison = compare(current, baseline);
@@ -145,7 +160,7 @@ export async function costBench(stack: Stack, argv: readonly string[] = process.
 
   return {
     figures: {
-      windows: WINDOWS,
+      windows: SETUPS,
       shape: sessionShape,
       baselineCompaction: BASELINE_COMPACTION,
       prices: { inputPerMillion: SIMULATOR_PRICE.inputPerMillion, nominalCachedPerMillion: NOMINAL_CACHED_PER_MILLION, hostedCachedPerMillion: HOSTED_CACHED_PER_MILLION },
@@ -161,9 +176,10 @@ export async function costBench(stack: Stack, argv: readonly string[] = process.
     },
     markdown: [
       `For each simulator summarizer behaviour, one session of ${sessionShape.turns} turns × ${sessionShape.turnSteps + 1} steps`,
-      `(${sessionShape.turns * (sessionShape.turnSteps + 1)} model calls; \`run_command\` outputs of ${sessionShape.output} bytes) at each of a`,
-      `${k(WINDOWS[0])} and a ${k(WINDOWS[1])} window, under agentd's current compaction settings (the defaults) and under the`,
-      `baseline \`compaction: ${JSON.stringify(BASELINE_COMPACTION)}\`, the two side by side on one worker and one simulator.`,
+      `(${sessionShape.turns * (sessionShape.turnSteps + 1)} model calls) at ${SETUPS.map((setup) => `${k(setup.window)} (\`run_command\` outputs of ${setup.output} bytes)`).join(' and at ')},`,
+      `under agentd's current compaction settings (the defaults) and under the baseline`,
+      `\`compaction: ${JSON.stringify(BASELINE_COMPACTION)}\`; a behaviour's ${SETUPS.length * POLICIES.length} sessions run side by side on one worker, each`,
+      'against a strict simulator of its window.',
       'The facts bench\'s facts are planted the same way; "facts" counts those in the last step request. Prompt and cached',
       'tokens are `usage.prompt_tokens` and `usage.prompt_tokens_details.cached_tokens` of every answer, read by a proxy',
       'between the worker and the simulator; a summary call is one whose last message is the summarize instruction.',

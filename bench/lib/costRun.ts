@@ -1,6 +1,7 @@
 /**
- * One configuration of the cost benchmark: a summarizer behaviour and a window, with agentd's current
- * compaction policy and the baseline side by side on one worker, one simulator and one metering proxy.
+ * One summarizer behaviour of the cost benchmark: a session per window and compaction policy (agentd's
+ * current one and the baseline), all side by side on one worker, behind one metering proxy that sends
+ * each session to the strict simulator of its window.
  * Each session gets the planted facts; what it sent, and what the simulator said was cached, come off
  * the wire; its compactions from the state query (polled, as it keeps only the newest notices).
  */
@@ -37,7 +38,12 @@ export interface Policy {
 export interface SessionShape {
   readonly turns: number;
   readonly turnSteps: number;
-  /** `[sim output=…]`: bytes of each `run_command` output. */
+}
+
+/** A context window and the tool output that makes a session on it compact. */
+export interface WindowSetup {
+  readonly window: number;
+  /** `[sim output=MIN-MAX]`: bytes of each `run_command` output. */
   readonly output: string;
 }
 
@@ -52,6 +58,8 @@ export interface TokenTotals {
 export interface CostRun {
   readonly behaviour: SummarizerBehaviour;
   readonly window: number;
+  /** `run_command` output bytes, as the task asked. */
+  readonly output: string;
   readonly policy: Policy['id'];
   readonly status: SessionState['status'];
   readonly outcome: string | null;
@@ -88,7 +96,12 @@ class SessionProbe {
   lastMessages: readonly ChatMessage[] = [];
   private plantedRemoved = false;
 
+  get label(): string {
+    return `${int(this.setup.window / 1024)}K ${this.policy.id}`;
+  }
+
   constructor(
+    readonly setup: WindowSetup,
     readonly policy: Policy,
     readonly sessionId: string,
     readonly task: string,
@@ -126,9 +139,12 @@ function totals(calls: readonly MeteredCall[]): TokenTotals {
   };
 }
 
-function taskFor(behaviour: SummarizerBehaviour, policy: Policy, shape: SessionShape): string {
-  // The policy's name keeps the two sessions' prompts apart, so neither is served from the other's cache.
-  return `Tidy up the parser module and keep its tests green (${policy.id} run). [sim steps=${shape.turnSteps} output=${shape.output} summarizer=${behaviour}]`;
+function taskFor(behaviour: SummarizerBehaviour, setup: WindowSetup, policy: Policy, shape: SessionShape): string {
+  // Policy and window in the task keep the sessions' prompts apart, so none is served from another's cache.
+  return (
+    `Tidy up the parser module and keep its tests green (${policy.id} run, ${int(setup.window / 1024)}K window). ` +
+    `[sim steps=${shape.turnSteps} output=${setup.output} summarizer=${behaviour}]`
+  );
 }
 
 function failureOf(error: unknown): string {
@@ -137,7 +153,7 @@ function failureOf(error: unknown): string {
 }
 
 /** Polls the sessions' state for notices and prints a progress line every `progressMs`. */
-async function watch(stack: Stack, probes: readonly SessionProbe[], done: () => boolean, label: string, started: number): Promise<void> {
+async function watch(stack: Stack, probes: readonly SessionProbe[], done: () => boolean, started: number): Promise<void> {
   const POLL_MS = 1_500;
   const PROGRESS_MS = 30_000;
   let lastProgress = performance.now();
@@ -147,30 +163,36 @@ async function watch(stack: Stack, probes: readonly SessionProbe[], done: () => 
     states.forEach((state, index) => state && probes[index]?.see(state));
     if (performance.now() - lastProgress >= PROGRESS_MS && !done()) {
       lastProgress = performance.now();
-      const where = states.map((state, index) => `${probes[index]?.policy.id} step ${state?.step ?? '?'}`).join(', ');
-      say(`  ${label}: ${where} (${num((performance.now() - started) / 1000, 0)} s)`);
+      const where = states.map((state, index) => `${probes[index]?.label ?? '?'} step ${state?.step ?? '?'}`).join(', ');
+      say(`  ${where} (${num((performance.now() - started) / 1000, 0)} s)`);
     }
   }
 }
 
-/** Runs the configuration's sessions side by side to their ends and returns their figures, current first. */
-export async function runConfiguration(
+/** Runs the behaviour's sessions side by side to their ends and returns their figures, in the order of `setups` × `policies`. */
+export async function runBehaviour(
   stack: Stack,
   behaviour: SummarizerBehaviour,
-  window: number,
+  setups: readonly WindowSetup[],
   policies: readonly Policy[],
   shape: SessionShape,
 ): Promise<CostRun[]> {
   const started = performance.now();
-  const label = `${behaviour} at ${int(window / 1024)}K`;
   const stamp = Date.now();
-  const probes = policies.map((policy) => {
-    const sessionId = `bench-cost-${behaviour}-${window}-${policy.id}-${stamp}`;
-    return new SessionProbe(policy, sessionId, taskFor(behaviour, policy, shape), join(stack.workspaceRoot, sessionId));
-  });
+  const probes = setups.flatMap((setup) =>
+    policies.map((policy) => {
+      const sessionId = `bench-cost-${behaviour}-${setup.window}-${policy.id}-${stamp}`;
+      return new SessionProbe(setup, policy, sessionId, taskFor(behaviour, setup, policy, shape), join(stack.workspaceRoot, sessionId));
+    }),
+  );
   const byTask = new Map(probes.map((probe) => [probe.task, probe]));
-  const simulator = await startSimulator({ contextWindow: window });
-  const proxy = await startUsageProxy(simulator.port, (messages, call) => byTask.get(call.task)?.answered(messages, call));
+  const simulators = await Promise.all(setups.map((setup) => startSimulator({ contextWindow: setup.window })));
+  const portOf = new Map(setups.map((setup, index) => [setup.window, simulators[index]?.port ?? 0]));
+  const fallbackPort = simulators[0]?.port ?? 0;
+  const proxy = await startUsageProxy(
+    (task) => portOf.get(byTask.get(task ?? '')?.setup.window ?? 0) ?? fallbackPort,
+    (messages, call) => byTask.get(call.task)?.answered(messages, call),
+  );
   const plannedSteps = shape.turns * (shape.turnSteps + 1);
   try {
     return await stack.runWorker({ model: createModelClient({ baseURL: proxy.baseURL }) }, async () => {
@@ -181,7 +203,7 @@ export async function runConfiguration(
           {
             task: probe.task,
             model: 'agentd-sim',
-            contextWindow: window,
+            contextWindow: probe.setup.window,
             maxTurns: shape.turns,
             maxSteps: plannedSteps + 20,
             // Every message is queued during turn 1; the short wait only covers a slow signal.
@@ -199,20 +221,20 @@ export async function runConfiguration(
         finished += 1;
         return { failure, elapsedMs: performance.now() - started };
       });
-      const watching = watch(stack, probes, () => finished === probes.length, label, started);
+      const watching = watch(stack, probes, () => finished === probes.length, started);
       const results = await Promise.all(ends);
       await watching;
       const runs: CostRun[] = [];
       for (const [index, probe] of probes.entries()) {
         const state = await stack.sessions.state(probe.sessionId);
         probe.see(state);
-        runs.push(figuresOf(probe, state, behaviour, window, plannedSteps, results[index] ?? { failure: null, elapsedMs: 0 }, proxy.refused().get(probe.task) ?? 0));
+        runs.push(figuresOf(probe, state, behaviour, plannedSteps, results[index] ?? { failure: null, elapsedMs: 0 }, proxy.refused().get(probe.task) ?? 0));
       }
       return runs;
     });
   } finally {
     await proxy.stop();
-    await simulator.stop();
+    await Promise.all(simulators.map((simulator) => simulator.stop()));
   }
 }
 
@@ -220,7 +242,6 @@ function figuresOf(
   probe: SessionProbe,
   state: SessionState,
   behaviour: SummarizerBehaviour,
-  window: number,
   plannedSteps: number,
   end: { failure: string | null; elapsedMs: number },
   refusedRequests: number,
@@ -232,7 +253,8 @@ function figuresOf(
   const present = probe.facts.filter((fact) => typeof found[fact.id] === 'string' && found[fact.id] !== 'not yet').map((fact) => fact.id);
   return {
     behaviour,
-    window,
+    window: probe.setup.window,
+    output: probe.setup.output,
     policy: probe.policy.id,
     status: state.status,
     outcome: state.outcome ?? null,

@@ -1,5 +1,5 @@
 /**
- * An HTTP proxy between a worker and the simulator that meters every chat completion: which session
+ * An HTTP proxy between a worker and the simulators that meters every chat completion: which session
  * sent it (its task), whether it asked for a summary, and the prompt and cached tokens the answer
  * reported. It reads the wire, not the simulator's internals, so it measures whatever the simulator
  * (or a real endpoint) says about its prompt cache.
@@ -66,8 +66,14 @@ function usageOf(raw: Buffer): { promptTokens: number; cachedTokens: number } {
   }
 }
 
-/** Starts a proxy on a free port that forwards everything to the simulator on `targetPort`. */
-export async function startUsageProxy(targetPort: number, onAnswered?: AnsweredHook): Promise<UsageProxy> {
+/**
+ * Which simulator port a request goes to: chat completions by their session's task (sessions on
+ * different windows need different strict simulators), anything else with `undefined`.
+ */
+export type Route = (task: string | undefined) => number;
+
+/** Starts a proxy on a free port that forwards each request to the simulator `route` picks. */
+export async function startUsageProxy(route: Route, onAnswered?: AnsweredHook): Promise<UsageProxy> {
   const calls: MeteredCall[] = [];
   const refused = new Map<string, number>();
 
@@ -75,6 +81,8 @@ export async function startUsageProxy(targetPort: number, onAnswered?: AnsweredH
     const body = await readAll(req);
     const isChat = req.method === 'POST' && (req.url ?? '').startsWith('/v1/chat/completions');
     const messages = isChat ? messagesOf(body) : [];
+    const task = isChat ? taskOf(messages) : undefined;
+    const targetPort = route(task);
     const upstream = httpRequest({
       host: '127.0.0.1',
       port: targetPort,
@@ -91,8 +99,7 @@ export async function startUsageProxy(targetPort: number, onAnswered?: AnsweredH
       upstream.end(body);
     });
     const answerBody = await readAll(answer);
-    if (isChat) {
-      const task = taskOf(messages);
+    if (task !== undefined) {
       if (answer.statusCode === 200) {
         const call: MeteredCall = { task, summarizing: isSummarizationRequest(messages), ...usageOf(answerBody) };
         calls.push(call);
