@@ -10,12 +10,23 @@
 import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../src/model/messages';
-import { isMemoryMessage } from '../src/model/memoryFormat';
-import { isSummaryMessage } from '../src/model/summaryFormat';
-import { SUMMARIZER_BEHAVIOURS, type SummarizerBehaviour } from '../src/simulator/options';
+import type { SummarizerBehaviour } from '../src/simulator/options';
 import type { ObservedRequest } from '../src/simulator/observer';
 import type { Stack } from '../test/helpers/stack';
+import {
+  factList,
+  findAll,
+  laterMessage,
+  learnWrittenPath,
+  PLANTED_FILE,
+  PLANTED_FILE_CONTENT,
+  secondMessage,
+  turnThreeBegun,
+  type Fact,
+  type Found,
+} from './lib/plantedFacts';
 import { int, num, say, table, type BenchBody } from './lib/result';
+import { summarizerBehaviours } from './lib/summarizerArg';
 
 const WINDOW = 32_768;
 const TURN_STEPS = 12;
@@ -24,83 +35,11 @@ const CHECKPOINTS = [1, 3, 10] as const;
 const MAX_STEPS = 220;
 const task = (summarizer: SummarizerBehaviour): string =>
   `Tidy up the parser module and keep its tests green. [sim steps=${TURN_STEPS} output=7000-8000 summarizer=${summarizer}]`;
-/**
- * A file at the workspace's top level while the first two turns run (the bench deletes it then):
- * the script's `list_files .` (not recursive) output carries its name.
- */
-const PLANTED_FILE = 'legacy_grammar.pegjs';
-const CONSTRAINT = 'never edit files under vendor/, they are generated';
-const FAILING_TEST = 'parser rejects empty input';
-const USER_PATH = 'src/parser/tokenize.ts';
-const CODENAME = 'release train Osprey-7';
-/** A failing test named only in a command's output: the command decodes it, so its arguments do not name it. */
-const OUTPUT_TEST = 'tokenizer_keeps_trailing_tabs';
-const FAILING_COMMAND = `echo ${Buffer.from(`ok 1 - lexer\nnot ok 2 - ${OUTPUT_TEST}\nAssertionError: expected 2 tabs, got 0`).toString('base64')} | base64 -d; exit 1`;
-/** A number only in a (passing) command's output: the command computes it. */
-const OUTPUT_NUMBER = String(1031 * 7);
-const NUMBER_COMMAND = 'echo "parser benchmark: $((1031*7)) ops/s"';
-const SECOND_MESSAGE = [
-  `CONSTRAINT: ${CONSTRAINT}.`,
-  `CI reports one failing test, \`${FAILING_TEST}\` in test/parser.test.ts; the code under test is ${USER_PATH}.`,
-  `Look into it. [sim steps=${TURN_STEPS}]`,
-  `[sim call run_command ${JSON.stringify({ command: FAILING_COMMAND })}]`,
-  `[sim call run_command ${JSON.stringify({ command: NUMBER_COMMAND })}]`,
-].join('\n');
-const FOURTH_MESSAGE = `Go on with part 4 of the clean-up; it ships with the ${CODENAME}. [sim steps=${TURN_STEPS}]`;
-
-type Where = 'pinned' | 'memory' | 'summary' | 'tail';
-
-interface Fact {
-  readonly id: string;
-  readonly how: string;
-  /** Set once known (the agent's first notes file is only known when it wrote it). */
-  text?: string;
-}
-
-/** Where a fact is in a request; null once it has left; `not yet` before it first entered any request. */
-type Found = Where | null | 'not yet';
 
 interface Check {
   readonly compactions: number;
   readonly requestIndex: number;
   readonly found: Record<string, Found>;
-}
-
-function textsOf(message: ChatMessage): string[] {
-  const texts = [message.content ?? ''];
-  if (message.role === 'assistant') for (const call of message.tool_calls ?? []) texts.push(call.function.arguments);
-  return texts;
-}
-
-function locate(messages: readonly ChatMessage[], text: string): Where | null {
-  let where: Where | null = null;
-  for (const [index, message] of messages.entries()) {
-    if (!textsOf(message).some((part) => part.includes(text))) continue;
-    // The first two messages are the pinned system prompt and task; the memory outranks a summary, which outranks the tail.
-    const here: Where =
-      index < 2
-        ? 'pinned'
-        : message.role === 'user' && isMemoryMessage(message.content)
-          ? 'memory'
-          : message.role === 'user' && isSummaryMessage(message.content)
-            ? 'summary'
-            : 'tail';
-    const rank: Record<Where, number> = { pinned: 3, memory: 2, summary: 1, tail: 0 };
-    if (where === null || rank[here] > rank[where]) where = here;
-  }
-  return where;
-}
-
-function firstWrittenPath(messages: readonly ChatMessage[]): string | undefined {
-  for (const message of messages) {
-    if (message.role !== 'assistant') continue;
-    for (const call of message.tool_calls ?? []) {
-      if (call.function.name !== 'write_file') continue;
-      const args = JSON.parse(call.function.arguments) as { path?: unknown };
-      if (typeof args.path === 'string') return args.path;
-    }
-  }
-  return undefined;
 }
 
 /** One session's figures under one summarizer behaviour. */
@@ -112,19 +51,6 @@ interface Run {
   readonly byStrategy: Record<string, number>;
   readonly step: number;
   readonly summaryRequests: number;
-}
-
-function factList(): Fact[] {
-  return [
-    { id: 'constraint', how: 'a `CONSTRAINT:` line of the turn-2 user message', text: CONSTRAINT },
-    { id: 'failing test (user)', how: 'named in prose in the turn-2 user message', text: FAILING_TEST },
-    { id: 'user file path', how: 'named in prose in the turn-2 user message', text: USER_PATH },
-    { id: 'codename', how: 'prose in the turn-4 user message', text: CODENAME },
-    { id: 'listed file name', how: '`list_files` output of turns 1–2 (file deleted after turn 2)', text: PLANTED_FILE },
-    { id: 'written file path', how: "the agent's first `write_file` (turn 1, step 2)" },
-    { id: 'failing test (output)', how: 'only in the output of a failing `run_command` (turn 2)', text: OUTPUT_TEST },
-    { id: 'number (output)', how: 'only in the output of a passing `run_command` (turn 2)', text: OUTPUT_NUMBER },
-  ];
 }
 
 /**
@@ -155,13 +81,9 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
     lastLength = request.messages.length;
     lastMessages = request.messages;
     lastIndex = request.index;
-    const written = facts.find((fact) => fact.id === 'written file path');
-    if (written && written.text === undefined) {
-      const path = firstWrittenPath(request.messages);
-      if (path !== undefined) written.text = path;
-    }
+    learnWrittenPath(facts, request.messages);
     // Turn 3 has begun: the planted file leaves the workspace, so later listings no longer show it.
-    if (!plantedRemoved && request.messages.some((message) => message.role === 'user' && message.content.includes('part 3 of'))) {
+    if (!plantedRemoved && turnThreeBegun(request.messages)) {
       rmSync(join(workspace, PLANTED_FILE));
       plantedRemoved = true;
     }
@@ -178,18 +100,14 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
   const outcome = await stack.withWorker({ contextWindow: WINDOW, observe }, async () => {
     workspace = join(stack.workspaceRoot, sessionId);
     mkdirSync(workspace, { recursive: true });
-    writeFileSync(join(workspace, PLANTED_FILE), 'start = expression\n');
+    writeFileSync(join(workspace, PLANTED_FILE), PLANTED_FILE_CONTENT);
     const handle = await stack.sessions.start(
       { task: task(summarizer), model: 'agentd-sim', contextWindow: WINDOW, maxTurns: TURNS, maxSteps: MAX_STEPS, awaitMessagesSeconds: 30 },
       { sessionId },
     );
     // Queued now, each opens the next turn when the one before ends.
-    await stack.sessions.send(sessionId, SECOND_MESSAGE);
-    await stack.sessions.send(sessionId, `Go on with part 3 of the clean-up. [sim steps=${TURN_STEPS}]`);
-    await stack.sessions.send(sessionId, FOURTH_MESSAGE);
-    for (let part = 5; part <= TURNS; part += 1) {
-      await stack.sessions.send(sessionId, `Go on with part ${part} of the clean-up. [sim steps=${TURN_STEPS}]`);
-    }
+    await stack.sessions.send(sessionId, secondMessage(TURN_STEPS));
+    for (let part = 3; part <= TURNS; part += 1) await stack.sessions.send(sessionId, laterMessage(part, TURN_STEPS));
     const result = stack.sessions.result(sessionId);
     // Enough is known once the last checkpoint is recorded: stop the session there.
     const ended = await Promise.race([reached.then(() => 'checkpoints' as const), result.then(() => 'finished' as const)]);
@@ -228,16 +146,9 @@ function heading(run: Run, row: Check): string {
   return isCheckpoint || (row === last && CHECKPOINTS.at(-1) === row.compactions) ? `after ${row.compactions}` : `at the end (${row.compactions})`;
 }
 
-/** `--summarizers=prose,lossy` (bench argument) narrows the behaviours; all by default. */
-function behaviours(): SummarizerBehaviour[] {
-  const arg = process.argv.find((value) => value.startsWith('--summarizers='))?.slice('--summarizers='.length);
-  if (arg === undefined) return [...SUMMARIZER_BEHAVIOURS];
-  return SUMMARIZER_BEHAVIOURS.filter((behaviour) => arg.split(',').includes(behaviour));
-}
-
 export async function factsBench(stack: Stack): Promise<BenchBody> {
   const runs: Run[] = [];
-  for (const summarizer of behaviours()) runs.push(await runOne(stack, summarizer));
+  for (const summarizer of summarizerBehaviours()) runs.push(await runOne(stack, summarizer));
   const tables = runs.flatMap((run) => [
     `### Summarizer \`${run.summarizer}\``,
     '',
@@ -287,17 +198,6 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
       'the middle of a long output) survives only while a summary or the tail carries it, and is then found by search.',
     ].filter((line) => line !== undefined),
   };
-}
-
-/** Where each fact is in `messages`; `entered` (updated here) remembers the facts any request so far held. */
-function findAll(facts: readonly Fact[], messages: readonly ChatMessage[], entered: Set<string>): Record<string, Found> {
-  return Object.fromEntries(
-    facts.map((fact) => {
-      const where = fact.text === undefined ? null : locate(messages, fact.text);
-      if (where !== null) entered.add(fact.id);
-      return [fact.id, where ?? (entered.has(fact.id) ? null : 'not yet')];
-    }),
-  );
 }
 
 /** Of the facts that had entered by then, the share still in the context. */

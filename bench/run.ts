@@ -3,14 +3,16 @@
  * SQLite transcript store, in-process workers, the strict simulator over HTTP), each against its
  * baseline in the same run. Prints figures as they come and writes bench/results/bench.{json,md}
  * and context.svg. `--only=history,decide` runs a subset (written to bench-history-decide.{json,md});
- * `--summarizers=prose,lossy` narrows the facts benchmark's summarizer behaviours; `--note="…"` adds
- * a sentence on the run's conditions to the report.
+ * `--summarizers=prose,lossy` narrows the facts and cost benchmarks' summarizer behaviours;
+ * `--cost-turns=2` shortens the cost benchmark's sessions (a smoke run); `--note="…"` adds a sentence
+ * on the run's conditions to the report.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { startStack, type Stack } from '../test/helpers/stack';
 import { contextBench } from './context';
+import { costBench } from './cost';
 import { decideBench } from './decideBench';
 import { depthBench } from './depth';
 import { factsBench } from './facts';
@@ -64,6 +66,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'parallelReads', title: 'Parallel reads: tool time of a step with three 300 ms read calls', needsStack: true, run: (stack) => parallelReadsBench(need(stack)) },
   { id: 'depth', title: 'Flat at depth: the last 100 steps of a 2,000-step session against its first 100', needsStack: true, run: (stack) => depthBench(need(stack)) },
   { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
+  { id: 'cost', title: 'Cost of compaction: cached share and cost-weighted input, current policy against the previous one', needsStack: true, run: (stack) => costBench(need(stack)) },
 ];
 
 /** A bad command line: said in one line, exit code 2, nothing started. */

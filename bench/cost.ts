@@ -1,0 +1,219 @@
+/**
+ * Cost of compaction (issue #25): for each simulator summarizer behaviour, a 120-step session at a
+ * 32K and at a 128K window under agentd's current compaction policy and under the previous policy
+ * (BASELINE_COMPACTION), side by side on the real stack. Per session: compactions by strategy, the
+ * planted facts still in the last request, the cached share of summary calls and of all calls as the
+ * simulator reported it, input cost weighted by the cached price, the breaker, and whether each
+ * compaction left the context under the trigger; then current ÷ baseline and the issue's targets,
+ * each marked pass or fail. It prints; it does not assert.
+ */
+import { SIMULATOR_PRICE } from '../src/model/prices';
+import type { SummarizerBehaviour } from '../src/simulator/options';
+import type { Stack } from '../test/helpers/stack';
+import { runBehaviour, type CostRun, type Policy, type SessionShape, type WindowSetup } from './lib/costRun';
+import {
+  cachedShare,
+  compactions,
+  HOSTED_CACHED_PER_MILLION,
+  inputCost,
+  judge,
+  NOMINAL_CACHED_PER_MILLION,
+  type TargetLine,
+} from './lib/costTargets';
+import { int, num, ratio, say, table, type BenchBody } from './lib/result';
+import { summarizerBehaviours } from './lib/summarizerArg';
+
+/**
+ * The script runs a command about every fourth step. At 32K, 8–10 KB outputs (over pruneMinChars, so
+ * pruning is an option) compact every dozen steps or so; at 128K it takes 30–34 KB for a few
+ * compactions in 120 steps, still far below the oversized-result share of that window.
+ */
+const SETUPS: readonly WindowSetup[] = [
+  { window: 32_768, output: '8000-10000' },
+  { window: 131_072, output: '30000-34000' },
+];
+const WINDOWS = SETUPS.map((setup) => setup.window);
+/** 10 turns of 11 tool steps and an answer: 120 model calls. */
+const SHAPE: SessionShape = { turns: 10, turnSteps: 11 };
+
+/** The compaction settings before the cache-aware policy: a standalone summary request, a higher target, pruning whenever it helps, long summaries kept. */
+export const BASELINE_COMPACTION = Object.freeze({
+  summaryRequest: 'standalone',
+  targetShareOfTrigger: 0.75,
+  pruneOnlyWhenItPays: false,
+  trimLongSummaries: false,
+});
+
+const POLICIES: readonly Policy[] = [
+  { id: 'current', compaction: {} },
+  { id: 'baseline', compaction: BASELINE_COMPACTION },
+];
+
+/** `--cost-turns=N` (bench argument): shorter sessions for a smoke run; 10 by default. */
+function shape(argv: readonly string[]): SessionShape {
+  const turns = Number(argv.find((arg) => arg.startsWith('--cost-turns='))?.slice('--cost-turns='.length));
+  return Number.isInteger(turns) && turns >= 1 ? { ...SHAPE, turns } : SHAPE;
+}
+
+const k = (window: number): string => `${int(window / 1024)}K`;
+const pct = (value: number | undefined): string => (value === undefined ? 'n/a' : `${num(value * 100, 1)}%`);
+const usd = (value: number): string => `$${num(value, 4)}`;
+
+function strategies(run: CostRun): string {
+  const failed = run.failedCompactions > 0 ? `, ${run.failedCompactions} failed` : '';
+  return `${run.byStrategy.summary}/${run.byStrategy.prune}/${run.byStrategy.truncate}${failed}`;
+}
+
+function breaker(run: CostRun): string {
+  return run.breaker.open ? `open (${run.breaker.consecutiveFailures} failures)` : `closed${run.breaker.consecutiveFailures > 0 ? ` (${run.breaker.consecutiveFailures} failing)` : ''}`;
+}
+
+function ended(run: CostRun): string {
+  return `${run.status}${run.outcome ? ` (${run.outcome})` : ''}, ${run.steps}/${run.plannedSteps} steps${run.failure ? `: ${run.failure}` : ''}`;
+}
+
+function underTrigger(run: CostRun): string {
+  const seen = run.compactionsChecked < compactions(run) ? ` (${run.compactionsChecked} of ${compactions(run)} seen)` : '';
+  return `${run.compactionsChecked - run.overTriggerAfter}/${run.compactionsChecked}${seen}`;
+}
+
+function sayRun(run: CostRun): void {
+  say(
+    `  ${run.policy.padEnd(8)} ${ended(run)}; compactions s/p/t ${strategies(run)}; facts ${run.factsPresent.length}/${run.factsTotal}; ` +
+      `cached: summary ${pct(cachedShare(run.summary))} (${run.summary.calls} calls), all ${pct(cachedShare(run.all))}; ` +
+      `input ${usd(inputCost(run.all))} (${usd(inputCost(run.all, HOSTED_CACHED_PER_MILLION))} at a tenth); breaker ${breaker(run)}; ` +
+      `under trigger after ${underTrigger(run)}`,
+  );
+}
+
+function runRow(run: CostRun): string[] {
+  return [
+    `\`${run.behaviour}\``,
+    run.policy,
+    ended(run),
+    strategies(run),
+    `${run.factsPresent.length}/${run.factsTotal}${run.factsMissing.length > 0 ? ` (lost: ${run.factsMissing.join(', ')})` : ''}`,
+    `${pct(cachedShare(run.summary))} of ${run.summary.calls}`,
+    pct(cachedShare(run.all)),
+    int(run.all.promptTokens),
+    usd(inputCost(run.all)),
+    usd(inputCost(run.all, HOSTED_CACHED_PER_MILLION)),
+    breaker(run),
+    underTrigger(run),
+  ];
+}
+
+interface Comparison {
+  readonly behaviour: SummarizerBehaviour;
+  readonly window: number;
+  readonly cost: number;
+  readonly costAtTenth: number;
+  readonly facts: number;
+}
+
+function compare(current: CostRun, baseline: CostRun): Comparison {
+  return {
+    behaviour: current.behaviour,
+    window: current.window,
+    cost: inputCost(current.all) / inputCost(baseline.all),
+    costAtTenth: inputCost(current.all, HOSTED_CACHED_PER_MILLION) / inputCost(baseline.all, HOSTED_CACHED_PER_MILLION),
+    facts: baseline.factsPresent.length === 0 ? Number.NaN : current.factsPresent.length / baseline.factsPresent.length,
+  };
+}
+
+function sayTarget(line: TargetLine): void {
+  say(`  ${line.pass ? 'PASS' : 'FAIL'}  ${line.target}: ${line.figure}`);
+}
+
+export async function costBench(stack: Stack, argv: readonly string[] = process.argv): Promise<BenchBody> {
+  const sessionShape = shape(argv);
+  const behaviours = summarizerBehaviours(argv);
+  const runs: CostRun[] = [];
+  const comparisons: Comparison[] = [];
+  const targets: TargetLine[] = [];
+  say(
+    `${behaviours.length} summarizer behaviours (${behaviours.join(', ')}); per behaviour ${SETUPS.length * POLICIES.length} sessions side by side ` +
+      `(${WINDOWS.map(k).join(' and ')} windows × current and baseline), ${sessionShape.turns * (sessionShape.turnSteps + 1)} steps each`,
+  );
+  for (const behaviour of behaviours) {
+    const started = performance.now();
+    say(`${behaviour}:`);
+    const behaviourRuns = await runBehaviour(stack, behaviour, SETUPS, POLICIES, sessionShape);
+    runs.push(...behaviourRuns);
+    for (const window of WINDOWS) {
+      const current = behaviourRuns.find((run) => run.window === window && run.policy === 'current');
+      const baseline = behaviourRuns.find((run) => run.window === window && run.policy === 'baseline');
+      if (!current || !baseline) throw new Error('runBehaviour returns one run per window and policy');
+      say(`${behaviour} at ${k(window)} (all ${SETUPS.length * POLICIES.length} sessions in ${num((performance.now() - started) / 1000, 0)} s):`);
+      sayRun(current);
+      sayRun(baseline);
+      const comparison = compare(current, baseline);
+      comparisons.push(comparison);
+      say(`  current ÷ baseline: input cost ${ratio(comparison.cost, 1)} (${ratio(comparison.costAtTenth, 1)} at a tenth), facts ${ratio(comparison.facts, 1)}`);
+      const judged = judge(current, baseline);
+      judged.forEach(sayTarget);
+      targets.push(...judged);
+    }
+  }
+  const passed = targets.filter((line) => line.pass).length;
+  say(`targets: ${passed} of ${targets.length} pass`);
+
+  return {
+    figures: {
+      windows: SETUPS,
+      shape: sessionShape,
+      baselineCompaction: BASELINE_COMPACTION,
+      prices: { inputPerMillion: SIMULATOR_PRICE.inputPerMillion, nominalCachedPerMillion: NOMINAL_CACHED_PER_MILLION, hostedCachedPerMillion: HOSTED_CACHED_PER_MILLION },
+      runs: runs.map((run) => ({
+        ...run,
+        summaryCachedShare: cachedShare(run.summary) ?? null,
+        allCachedShare: cachedShare(run.all) ?? null,
+        inputCostUsd: inputCost(run.all),
+        inputCostAtTenthUsd: inputCost(run.all, HOSTED_CACHED_PER_MILLION),
+      })),
+      ratios: comparisons,
+      targets,
+    },
+    markdown: [
+      `For each simulator summarizer behaviour, one session of ${sessionShape.turns} turns × ${sessionShape.turnSteps + 1} steps`,
+      `(${sessionShape.turns * (sessionShape.turnSteps + 1)} model calls) at ${SETUPS.map((setup) => `${k(setup.window)} (\`run_command\` outputs of ${setup.output} bytes)`).join(' and at ')},`,
+      `under agentd's current compaction settings (the defaults) and under the baseline`,
+      `\`compaction: ${JSON.stringify(BASELINE_COMPACTION)}\`; a behaviour's ${SETUPS.length * POLICIES.length} sessions run side by side on one worker, each`,
+      'against a strict simulator of its window.',
+      'The facts bench\'s facts are planted the same way; "facts" counts those in the last step request. Prompt and cached',
+      'tokens are `usage.prompt_tokens` and `usage.prompt_tokens_details.cached_tokens` of every answer, read by a proxy',
+      'between the worker and the simulator; a summary call is one whose last message is the summarize instruction.',
+      `Input cost: uncached prompt tokens at $${num(SIMULATOR_PRICE.inputPerMillion, 2)} per million plus cached ones at $${num(NOMINAL_CACHED_PER_MILLION, 2)} (the`,
+      `simulator's nominal price), and at $${num(HOSTED_CACHED_PER_MILLION, 2)} (a tenth, as hosted providers charge). Compactions are`,
+      'summary / prune / truncate from the final state; "under trigger" compares each successful compaction\'s `tokensAfter`',
+      'with the trigger (notices read by polling the state query, which keeps the newest 20).',
+      '',
+      ...WINDOWS.flatMap((window) => [
+        `### ${k(window)} window`,
+        '',
+        ...table(
+          ['summarizer', 'policy', 'ended', 'compactions s/p/t', 'facts at the end', 'summary calls cached', 'all calls cached', 'prompt tokens', 'input cost', 'at a tenth', 'breaker', 'under trigger after'],
+          runs.filter((run) => run.window === window).map(runRow),
+        ),
+        '',
+      ]),
+      '### Current ÷ baseline',
+      '',
+      ...table(
+        ['summarizer', 'window', 'input cost', 'at a tenth', 'facts'],
+        comparisons.map((c) => [`\`${c.behaviour}\``, k(c.window), `**${ratio(c.cost, 1)}**`, ratio(c.costAtTenth, 1), ratio(c.facts, 1)]),
+      ),
+      '',
+      `### Targets (#25): ${passed} of ${targets.length} pass`,
+      '',
+      ...table(
+        ['target', 'summarizer', 'window', 'measured', ''],
+        targets.map((line) => [line.target, `\`${line.behaviour}\``, k(line.window), line.figure, line.pass ? 'pass' : '**FAIL**']),
+      ),
+      '',
+      'Targets are judged on the current policy\'s sessions; a behaviour the simulator does not have yet has no lines.',
+      'The summarizers are scripted and the prompt cache is the simulator\'s model of one: the figures compare two policies',
+      'against the same model, not against a hosted one.',
+    ],
+  };
+}

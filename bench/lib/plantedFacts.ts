@@ -1,0 +1,136 @@
+/**
+ * The facts the facts and cost benchmarks plant early in a session — through user messages and
+ * through real tool output — and how they are looked for in a request's messages. No I/O: the
+ * benchmarks plant the workspace file and read the requests themselves.
+ */
+import type { ChatMessage } from '../../src/model/messages';
+import { isMemoryMessage } from '../../src/model/memoryFormat';
+import { isSummaryMessage } from '../../src/model/summaryFormat';
+
+/**
+ * A file at the workspace's top level while the first two turns run (the benchmark deletes it when
+ * turn 3 begins): the script's `list_files .` (not recursive) output carries its name.
+ */
+export const PLANTED_FILE = 'legacy_grammar.pegjs';
+export const PLANTED_FILE_CONTENT = 'start = expression\n';
+const CONSTRAINT = 'never edit files under vendor/, they are generated';
+const FAILING_TEST = 'parser rejects empty input';
+const USER_PATH = 'src/parser/tokenize.ts';
+const CODENAME = 'release train Osprey-7';
+/** A failing test named only in a command's output: the command decodes it, so its arguments do not name it. */
+const OUTPUT_TEST = 'tokenizer_keeps_trailing_tabs';
+const FAILING_COMMAND = `echo ${Buffer.from(`ok 1 - lexer\nnot ok 2 - ${OUTPUT_TEST}\nAssertionError: expected 2 tabs, got 0`).toString('base64')} | base64 -d; exit 1`;
+/** A number only in a (passing) command's output: the command computes it. */
+const OUTPUT_NUMBER = String(1031 * 7);
+const NUMBER_COMMAND = 'echo "parser benchmark: $((1031*7)) ops/s"';
+
+/** Fact ids the benchmarks single out. */
+export const FactId = {
+  constraint: 'constraint',
+  failingTestFromOutput: 'failing test (output)',
+  writtenFilePath: 'written file path',
+} as const;
+
+/** The turn-2 user message: a constraint, a failing test and a path in prose, and two commands whose output carries facts. */
+export function secondMessage(turnSteps: number): string {
+  return [
+    `CONSTRAINT: ${CONSTRAINT}.`,
+    `CI reports one failing test, \`${FAILING_TEST}\` in test/parser.test.ts; the code under test is ${USER_PATH}.`,
+    `Look into it. [sim steps=${turnSteps}]`,
+    `[sim call run_command ${JSON.stringify({ command: FAILING_COMMAND })}]`,
+    `[sim call run_command ${JSON.stringify({ command: NUMBER_COMMAND })}]`,
+  ].join('\n');
+}
+
+/** The user message of turn `part` (3 and on); turn 4's names the codename. */
+export function laterMessage(part: number, turnSteps: number): string {
+  if (part === 4) return `Go on with part 4 of the clean-up; it ships with the ${CODENAME}. [sim steps=${turnSteps}]`;
+  return `Go on with part ${part} of the clean-up. [sim steps=${turnSteps}]`;
+}
+
+/** True once a request carries turn 3's user message: the planted file leaves the workspace then. */
+export function turnThreeBegun(messages: readonly ChatMessage[]): boolean {
+  return messages.some((message) => message.role === 'user' && message.content.includes('part 3 of'));
+}
+
+export type Where = 'pinned' | 'memory' | 'summary' | 'tail';
+
+export interface Fact {
+  readonly id: string;
+  readonly how: string;
+  /** Set once known (the agent's first notes file is only known when it wrote it). */
+  text?: string;
+}
+
+/** Where a fact is in a request; null once it has left; `not yet` before it first entered any request. */
+export type Found = Where | null | 'not yet';
+
+export function factList(): Fact[] {
+  return [
+    { id: FactId.constraint, how: 'a `CONSTRAINT:` line of the turn-2 user message', text: CONSTRAINT },
+    { id: 'failing test (user)', how: 'named in prose in the turn-2 user message', text: FAILING_TEST },
+    { id: 'user file path', how: 'named in prose in the turn-2 user message', text: USER_PATH },
+    { id: 'codename', how: 'prose in the turn-4 user message', text: CODENAME },
+    { id: 'listed file name', how: '`list_files` output of turns 1–2 (file deleted after turn 2)', text: PLANTED_FILE },
+    { id: FactId.writtenFilePath, how: "the agent's first `write_file` (turn 1, step 2)" },
+    { id: FactId.failingTestFromOutput, how: 'only in the output of a failing `run_command` (turn 2)', text: OUTPUT_TEST },
+    { id: 'number (output)', how: 'only in the output of a passing `run_command` (turn 2)', text: OUTPUT_NUMBER },
+  ];
+}
+
+function textsOf(message: ChatMessage): string[] {
+  const texts = [message.content ?? ''];
+  if (message.role === 'assistant') for (const call of message.tool_calls ?? []) texts.push(call.function.arguments);
+  return texts;
+}
+
+function locate(messages: readonly ChatMessage[], text: string): Where | null {
+  let where: Where | null = null;
+  for (const [index, message] of messages.entries()) {
+    if (!textsOf(message).some((part) => part.includes(text))) continue;
+    // The first two messages are the pinned system prompt and task; the memory outranks a summary, which outranks the tail.
+    const here: Where =
+      index < 2
+        ? 'pinned'
+        : message.role === 'user' && isMemoryMessage(message.content)
+          ? 'memory'
+          : message.role === 'user' && isSummaryMessage(message.content)
+            ? 'summary'
+            : 'tail';
+    const rank: Record<Where, number> = { pinned: 3, memory: 2, summary: 1, tail: 0 };
+    if (where === null || rank[here] > rank[where]) where = here;
+  }
+  return where;
+}
+
+function firstWrittenPath(messages: readonly ChatMessage[]): string | undefined {
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const call of message.tool_calls ?? []) {
+      if (call.function.name !== 'write_file') continue;
+      const args = JSON.parse(call.function.arguments) as { path?: unknown };
+      if (typeof args.path === 'string') return args.path;
+    }
+  }
+  return undefined;
+}
+
+/** Fills in the written file's path from the first request that shows the agent's first `write_file`. */
+export function learnWrittenPath(facts: readonly Fact[], messages: readonly ChatMessage[]): void {
+  const written = facts.find((fact) => fact.id === FactId.writtenFilePath);
+  if (written && written.text === undefined) {
+    const path = firstWrittenPath(messages);
+    if (path !== undefined) written.text = path;
+  }
+}
+
+/** Where each fact is in `messages`; `entered` (updated here) remembers the facts any request so far held. */
+export function findAll(facts: readonly Fact[], messages: readonly ChatMessage[], entered: Set<string>): Record<string, Found> {
+  return Object.fromEntries(
+    facts.map((fact) => {
+      const where = fact.text === undefined ? null : locate(messages, fact.text);
+      if (where !== null) entered.add(fact.id);
+      return [fact.id, where ?? (entered.has(fact.id) ? null : 'not yet')];
+    }),
+  );
+}
