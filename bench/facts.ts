@@ -46,6 +46,31 @@ const SECOND_MESSAGE = [
   `[sim call run_command ${JSON.stringify({ command: FAILING_COMMAND })}]`,
   `[sim call run_command ${JSON.stringify({ command: NUMBER_COMMAND })}]`,
 ].join('\n');
+/** Text the agent says, encoded so the user message carrying the directive does not state it. */
+function said(text: string): string {
+  return `base64:${Buffer.from(text).toString('base64')}`;
+}
+/** A constraint with no prefix, in the middle of a paragraph, as users write them. */
+const PROSE_CONSTRAINT = "don't touch the generated files in vendor/";
+/** What the agent decides and what it finds out, stated only in its own reply text (`[sim say …]`). */
+const AGENT_DECISION = 'keep the old tokenize() signature';
+const AGENT_FINDING = 'TAB_WIDTH = 4';
+/** A number printed in the middle of a long passing output (neither its first nor its last line). */
+const MIDDLE_NUMBER = String(6011 * 8);
+const MIDDLE_NUMBER_COMMAND = `seq -f 'test case %.0f: ok' 1 230; echo "peak heap: $((6011*8)) KB"; seq -f 'test case %.0f: ok' 231 460`;
+/** A compiler error in the middle of a long output whose command still exits 0 (its pipeline's last stage succeeds). */
+const MIDDLE_ERROR = "not assignable to type 'TabStop'";
+const MIDDLE_ERROR_COMMAND =
+  `seq -f 'checked file %.0f' 1 220; echo ${Buffer.from(`src/parser/lexer.ts(88,7): error TS2322: Type 'number' is ${MIDDLE_ERROR}.`).toString('base64')} | base64 -d; ` +
+  `echo; seq -f 'checked file %.0f' 221 440 | cat`;
+const THIRD_MESSAGE = [
+  'Go on with part 3 of the clean-up. The CLI users depend on the tokenizer, so the public API stays as it is,',
+  `and please ${PROSE_CONSTRAINT} while you are at it, since the grammar build rewrites them anyway. [sim steps=${TURN_STEPS}]`,
+  `[sim call run_command ${JSON.stringify({ command: MIDDLE_NUMBER_COMMAND })}]`,
+  `[sim say ${said(`I'll ${AGENT_DECISION} and add a strict flag instead of changing the default.`)}]`,
+  `[sim call run_command ${JSON.stringify({ command: MIDDLE_ERROR_COMMAND })}]`,
+  `[sim say ${said(`Found it: the root cause is ${AGENT_FINDING} hard-coded in src/parser/lexer.ts, so trailing tabs are dropped.`)}]`,
+].join('\n');
 const FOURTH_MESSAGE = `Go on with part 4 of the clean-up; it ships with the ${CODENAME}. [sim steps=${TURN_STEPS}]`;
 
 type Where = 'pinned' | 'memory' | 'summary' | 'tail';
@@ -124,6 +149,11 @@ function factList(): Fact[] {
     { id: 'written file path', how: "the agent's first `write_file` (turn 1, step 2)" },
     { id: 'failing test (output)', how: 'only in the output of a failing `run_command` (turn 2)', text: OUTPUT_TEST },
     { id: 'number (output)', how: 'only in the output of a passing `run_command` (turn 2)', text: OUTPUT_NUMBER },
+    { id: 'constraint (prose)', how: 'mid-paragraph in the turn-3 user message, no prefix', text: PROSE_CONSTRAINT },
+    { id: 'decision (agent)', how: "only in the agent's own reply text (turn 3, step 1)", text: AGENT_DECISION },
+    { id: 'finding (agent)', how: "only in the agent's own reply text (turn 3, step 2)", text: AGENT_FINDING },
+    { id: 'number (mid-output)', how: 'a middle line of a long passing `run_command` output (turn 3)', text: MIDDLE_NUMBER },
+    { id: 'error (mid-output)', how: 'a `tsc` error in the middle of a long output that exits 0 (turn 3)', text: MIDDLE_ERROR },
   ];
 }
 
@@ -185,7 +215,7 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
     );
     // Queued now, each opens the next turn when the one before ends.
     await stack.sessions.send(sessionId, SECOND_MESSAGE);
-    await stack.sessions.send(sessionId, `Go on with part 3 of the clean-up. [sim steps=${TURN_STEPS}]`);
+    await stack.sessions.send(sessionId, THIRD_MESSAGE);
     await stack.sessions.send(sessionId, FOURTH_MESSAGE);
     for (let part = 5; part <= TURNS; part += 1) {
       await stack.sessions.send(sessionId, `Go on with part ${part} of the clean-up. [sim steps=${TURN_STEPS}]`);
