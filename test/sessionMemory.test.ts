@@ -65,9 +65,10 @@ describe('session memory', () => {
     assert.match(text, /read_file README\.md \(seq 8\)/, 'the file read');
     assert.match(text, /`npm test` → exit code 1: AssertionError: expected throw/, 'a command, its exit status and last output line');
     assert.match(text, /`npm run lint` → exit code 0: all clean/);
-    const errors = text.slice(text.indexOf('## Errors'), text.indexOf('## Commands'));
-    assert.match(errors, /not ok 2 - parser rejects empty input/, 'the error lines of a failing result');
-    assert.ok(!/all clean/.test(errors), 'a passing result is not an error');
+    const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Files written'));
+    assert.match(said, /not ok 2 - parser rejects empty input/, 'the failing check of a result that left the context');
+    assert.match(said, /AssertionError: expected throw/, 'and its error line');
+    assert.ok(!/all clean/.test(said), 'a passing result that told nothing is not listed');
     assert.match(text, /Summarized .*seqs 2-12/);
     assert.match(text, /search_transcript/, 'tells the model the search tool exists');
     assert.match(text, /read_output/, 'and how to page an original');

@@ -1,0 +1,47 @@
+/**
+ * The memory section of what tool outputs said before they left the context: their errors,
+ * failing checks and printed values, wherever in the output they were, newest result first. Pure.
+ */
+import { byImportance, tellingLines } from './tellingLines';
+import { clip, sameness } from './text';
+import { callLabel, exitCode, type ToolFacts } from './toolResults';
+
+/** Telling lines kept of one output: a run of 200 failing cases must not fill the section alone. */
+const PER_OUTPUT = 6;
+const TELLING_CHARS = 160;
+
+/**
+ * One entry per result that told something: `- seq N (command, status):` and its telling lines
+ * (errors and failing checks first, then values, in output order). A line printed by an older
+ * result too is shown only with the newest; a failing result with no telling line keeps its last
+ * line, so a failure is never silent.
+ */
+export function outputLines(tools: readonly ToolFacts[]): string[] {
+  const entries: string[] = [];
+  const shown = new Set<string>();
+  for (const { call, output, resultSeq, isError } of [...tools].reverse()) {
+    const lines: string[] = [];
+    for (const line of byImportance(tellingLines(output))) {
+      const same = sameness(line.text);
+      if (shown.has(same)) continue;
+      shown.add(same);
+      lines.push(`    ${clip(line.text, TELLING_CHARS)}`);
+      if (lines.length >= PER_OUTPUT) break;
+    }
+    const code = exitCode(output);
+    const status = code !== undefined ? `exit code ${code}` : isError ? 'failed' : 'ok';
+    if (lines.length > 0) entries.push([`- seq ${resultSeq} (${callLabel(call)}, ${status}):`, ...lines].join('\n'));
+    else if (isError) entries.push(`- seq ${resultSeq} (${callLabel(call)}, ${status}): ${clip(lastLine(output), TELLING_CHARS)}`);
+  }
+  return entries;
+}
+
+function lastLine(output: string): string {
+  return (
+    output
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !/^exit code: /.test(line))
+      .at(-1)
+      ?.trim() ?? ''
+  );
+}
