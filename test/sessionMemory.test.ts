@@ -115,6 +115,42 @@ describe('session memory', () => {
     assert.match(text, /listed \. \(newest seq \d+\): legacy_grammar\.pegjs/, 'the listing keeps its share');
   });
 
+  it('keeps what left messages stated and what their outputs said, each once, within its budget', async () => {
+    const sessionId = 'mem-7';
+    let seq = 0;
+    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
+    await put({ role: 'system', content: 'sys' });
+    await put({ role: 'user', content: 'task' });
+    const run = async (content: string, command: string, output: string) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content, tool_calls: [{ id, type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command }) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: 'run_command' });
+    };
+    const noise = Array.from({ length: 150 }, (_, i) => `test case ${i}: ok`).join('\n');
+    await run("I'll check the lexer first.", 'npm test', `${noise}\nnot ok 2 - parser rejects empty input\n${noise}\nexit code: 1`);
+    await run('The root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts.', 'node bench.js', `${noise}\nparser benchmark: 7217 ops/s\n${noise}\nexit code: 0`);
+    // The same failure restated twenty times, and many more outputs that say something.
+    for (let i = 0; i < 20; i++) {
+      await run('The root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts.', `npm test -- --run ${i}`, `${noise}\nnot ok 2 - parser rejects empty input\nexit code: 1`);
+    }
+    for (let i = 0; i < 60; i++) await run(`Decided to split module ${i} into two files.`, `wc -l part${i}.ts`, `lines counted: ${1000 + i}\nexit code: 0`);
+    const budget = 900;
+    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: budget });
+    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Commands'));
+    assert.equal(said.match(/not ok 2 - parser rejects empty input/g)?.length, 1, 'a line restated twenty times is one');
+    assert.match(said, /lines counted: 1058/, 'the newest value that left (the newest run is still in the context)');
+    assert.doesNotMatch(said, /lines counted: 1059/, 'what is still in the context is not repeated');
+    assert.equal(said.match(/lines counted/g)?.length, 1, 'the same metric measured again: the newest value holds');
+    assert.match(said, /parser benchmark: 7217 ops\/s/, 'an older value of another kind');
+    assert.doesNotMatch(said, /test case 149/, 'a failing result whose lines a newer one shows is not listed again by its last line');
+    const stated = text.slice(text.indexOf('## Stated'), text.indexOf('## What tool outputs said'));
+    assert.equal(stated.match(/TAB_WIDTH = 4/g)?.length, 1, 'a statement made twenty times is one');
+    assert.match(stated, /decision: Decided to split module 58/, 'the newest of statements alike');
+    assert.equal(stated.match(/Decided to split/g)?.length, 1);
+    assert.doesNotMatch(stated, /check the lexer/, 'narration of the next look is not a statement');
+  });
+
   it('names the seqs truncation dropped (neither summarized nor kept)', async () => {
     const last = await session('mem-2');
     const text = buildSessionMemory({ rows: await store.list('mem-2'), taskSeq: 1, summarized: [[6, 12]], kept: [[0, 1], [13, last]], budgetTokens: 2048 });

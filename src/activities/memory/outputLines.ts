@@ -3,7 +3,7 @@
  * failing checks and printed values, wherever in the output they were, newest result first. Pure.
  */
 import { byImportance, tellingLines } from './tellingLines';
-import { clip, sameness } from './text';
+import { clip, sameness, shapeOf } from './text';
 import { callLabel, exitCode, type ToolFacts } from './toolResults';
 
 /** Telling lines kept of one output: a run of 200 failing cases must not fill the section alone. */
@@ -13,16 +13,19 @@ const TELLING_CHARS = 160;
 /**
  * One entry per result that told something: `- seq N (command, status):` and its telling lines
  * (errors and failing checks first, then values, in output order). A line printed by an older
- * result too is shown only with the newest; a failing result with no telling line keeps its last
- * line, so a failure is never silent.
+ * result too, or one that differs from it only in its numbers (the same metric measured again, the
+ * same check failing on every rerun), is shown only with the newest: the newest value is the one
+ * that holds. A failing result with no telling line at all keeps its last line, so a failure is
+ * never silent.
  */
 export function outputLines(tools: readonly ToolFacts[]): string[] {
   const entries: string[] = [];
   const shown = new Set<string>();
   for (const { call, output, resultSeq, isError } of [...tools].reverse()) {
     const lines: string[] = [];
-    for (const line of byImportance(tellingLines(output))) {
-      const same = sameness(line.text);
+    const telling = tellingLines(output);
+    for (const line of byImportance(telling)) {
+      const same = shapeOf(sameness(line.text));
       if (shown.has(same)) continue;
       shown.add(same);
       lines.push(`    ${clip(line.text, TELLING_CHARS)}`);
@@ -31,7 +34,7 @@ export function outputLines(tools: readonly ToolFacts[]): string[] {
     const code = exitCode(output);
     const status = code !== undefined ? `exit code ${code}` : isError ? 'failed' : 'ok';
     if (lines.length > 0) entries.push([`- seq ${resultSeq} (${callLabel(call)}, ${status}):`, ...lines].join('\n'));
-    else if (isError) entries.push(`- seq ${resultSeq} (${callLabel(call)}, ${status}): ${clip(lastLine(output), TELLING_CHARS)}`);
+    else if (isError && telling.length === 0) entries.push(`- seq ${resultSeq} (${callLabel(call)}, ${status}): ${clip(lastLine(output), TELLING_CHARS)}`);
   }
   return entries;
 }

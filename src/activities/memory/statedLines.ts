@@ -4,15 +4,16 @@
  */
 import type { StoredMessage } from '../../store/transcriptStore';
 import { statementsOf } from './statements';
-import { sameness } from './text';
+import { sameness, shapeOf } from './text';
 
 /** Statements kept of one message: a long plan must not fill the section alone. */
 const PER_MESSAGE = 6;
 
 /**
  * Statements of the user messages (not those quoted whole elsewhere in the memory) and of the
- * agent's reply text among `rows`, newest message first. A statement said again later is shown
- * once, by its newest saying; one that a newer kept line already contains says nothing more.
+ * agent's reply text among `rows`, newest message first. A statement said again later (or again
+ * with other numbers: the newest count holds) is shown once, by its newest saying; one that a newer
+ * kept line already contains says nothing more.
  */
 export function statedLines(rows: readonly StoredMessage[], quotedWhole: ReadonlySet<number>): string[] {
   const lines: string[] = [];
@@ -23,7 +24,7 @@ export function statedLines(rows: readonly StoredMessage[], quotedWhole: Readonl
     if (who === undefined || quotedWhole.has(row.seq) || typeof message.content !== 'string') continue;
     let taken = 0;
     for (const statement of statementsOf(message.content, who)) {
-      const same = sameness(statement.text);
+      const same = shapeOf(sameness(statement.text));
       if (kept.some((line) => line.includes(same))) continue;
       kept.push(same);
       lines.push(`- seq ${row.seq} ${who}, ${statement.kind}: ${statement.text}`);

@@ -62,8 +62,9 @@ export function statementKind(sentence: string, speaker: Speaker): StatementKind
   if (NARRATION.test(text)) return undefined;
   // A decision first: "I'll keep X" is the agent choosing, though "keep" also marks constraints.
   if (DECISION.test(text)) return StatementKind.decision;
-  if (CONSTRAINT.test(text)) return StatementKind.constraint;
+  // A cause next: "the bug is that it never resets" reports, it does not forbid.
   if (CAUSE.test(text)) return StatementKind.finding;
+  if (CONSTRAINT.test(text)) return StatementKind.constraint;
   const named = IDENTIFIER.test(text);
   if ((named && (VALUE_OF.test(text) || BROKEN.test(text))) || NUMBER_WITH_UNIT.test(text) || VERSION.test(text)) return StatementKind.finding;
   // A user's sentence that names a file, a test, a ticket or a release is there to be remembered.
