@@ -67,6 +67,8 @@ const TRUNCATION_MEMORY_PATCH = 'memory-at-truncation';
 
 /** Marks histories whose kept steps may get views of long tool-call arguments (DESIGN §5 "Result"). */
 const TOOL_CALL_VIEWS_PATCH = 'tool-call-views';
+/** Truncation never drops the summary or the session memory (DESIGN §5 "Session memory"). */
+const TRUNCATION_KEEPS_RECORDS_PATCH = 'truncation-keeps-summary-and-memory';
 
 /** Marks histories where a failed reactive compaction drops steps before the retry (DESIGN §5); asked only then. */
 const REACTIVE_FALLBACK_PATCH = 'truncate-after-failed-reactive-compaction';
@@ -170,6 +172,7 @@ export class CompactionController {
       graceful: patched(GRACEFUL_COMPACTION_PATCH),
       cutToolCalls: patched(TOOL_CALL_VIEWS_PATCH),
       memoryAtTruncation: patched(TRUNCATION_MEMORY_PATCH),
+      truncationKeepsRecords: patched(TRUNCATION_KEEPS_RECORDS_PATCH),
     };
   }
 
