@@ -151,6 +151,29 @@ describe('session memory', () => {
     assert.doesNotMatch(stated, /check the lexer/, 'narration of the next look is not a statement');
   });
 
+  it('confirmations of writes and file contents read do not crowd out what commands printed (bench/facts, issue #25)', async () => {
+    const sessionId = 'mem-8';
+    let seq = 0;
+    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
+    await put({ role: 'system', content: 'sys' });
+    await put({ role: 'user', content: 'task' });
+    const call = async (name: string, args: Record<string, unknown>, output: string) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name });
+    };
+    await call('run_command', { command: 'node bench.js' }, 'warming up\nparser benchmark: 7217 ops/s\ndone\nexit code: 0');
+    for (let i = 0; i < 80; i++) {
+      const path = `notes/step-${(i * 7919).toString(16)}a-${i}.md`;
+      await call('write_file', { path, content: 'n'.repeat(500 + i) }, `wrote ${500 + i} bytes to ${path}`);
+      await call('read_file', { path }, `# Notes\nversion 1.${i}.0 took ${i} ms`);
+    }
+    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: 700 });
+    const said = text.slice(text.indexOf('## What tool outputs said'));
+    assert.match(said, /parser benchmark: 7217 ops\/s/);
+    assert.doesNotMatch(said, /wrote \d+ bytes|took \d+ ms/);
+  });
+
   it('names the seqs truncation dropped (neither summarized nor kept)', async () => {
     const last = await session('mem-2');
     const text = buildSessionMemory({ rows: await store.list('mem-2'), taskSeq: 1, summarized: [[6, 12]], kept: [[0, 1], [13, last]], budgetTokens: 2048 });

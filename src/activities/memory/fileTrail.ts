@@ -5,6 +5,11 @@ const LISTED_NAMES_KEPT = 60;
 /** Tools that change a file named by a `path` argument (built-in `write_file`, and user or MCP edit tools). */
 const WRITES = /write|edit|create|patch|append|replace|move|rename|delete/i;
 
+/** A tool that changes a file: its output only confirms the write, which the file trail lists. */
+export function isWriteTool(name: string): boolean {
+  return WRITES.test(name);
+}
+
 /** Files written, newest first, each once with the seq and size of its last write. */
 export function writtenFiles(tools: readonly ToolFacts[]): string[] {
   const files = new Map<string, { seq: number; size?: number; name: string }>();

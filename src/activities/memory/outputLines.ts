@@ -2,6 +2,7 @@
  * The memory section of what tool outputs said before they left the context: their errors,
  * failing checks and printed values, wherever in the output they were, newest result first. Pure.
  */
+import { isWriteTool } from './fileTrail';
 import { byImportance, tellingLines } from './tellingLines';
 import { clip, sameness, shapeOf } from './text';
 import { callLabel, exitCode, type ToolFacts } from './toolResults';
@@ -9,6 +10,12 @@ import { callLabel, exitCode, type ToolFacts } from './toolResults';
 /** Telling lines kept of one output: a run of 200 failing cases must not fill the section alone. */
 const PER_OUTPUT = 6;
 const TELLING_CHARS = 160;
+/**
+ * Tools whose output is a file's or the transcript's own text, or a listing: what they show is in
+ * the file trail or the store, and "wrote 512 bytes to notes/…" after every write would crowd out
+ * what commands printed.
+ */
+const NOT_STATEMENTS = new Set(['list_files', 'read_file', 'read_output', 'search_transcript']);
 
 /**
  * One entry per result that told something: `- seq N (command, status):` and its telling lines
@@ -22,6 +29,10 @@ export function outputLines(tools: readonly ToolFacts[]): string[] {
   const entries: string[] = [];
   const shown = new Set<string>();
   for (const { call, output, resultSeq, isError } of [...tools].reverse()) {
+    if (isWriteTool(call.name) || NOT_STATEMENTS.has(call.name)) {
+      if (isError) entries.push(`- seq ${resultSeq} (${callLabel(call)}, failed): ${clip(lastLine(output), TELLING_CHARS)}`);
+      continue;
+    }
     const lines: string[] = [];
     const telling = tellingLines(output);
     for (const line of byImportance(telling)) {
