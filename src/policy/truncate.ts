@@ -23,8 +23,9 @@ export interface TruncationPlan {
 /** How a truncation treats the summary and the session memory. */
 export interface TruncationRecords {
   /**
-   * Never drop a summary or a session memory: only the oldest kept steps go (DESIGN §5 "Session
-   * memory"). False keeps the older rule, for replay: they go last, after every raw step.
+   * Never drop a summary or a session memory: only the oldest kept steps go
+   * (DESIGN §5 "Session memory"). False keeps the older rule, for replay: they go last, after
+   * every raw step.
    */
   readonly keep: boolean;
   /**
