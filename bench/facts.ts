@@ -194,8 +194,10 @@ export async function factsBench(stack: Stack): Promise<BenchBody> {
       ...tables,
       '**What this measures, honestly.** The summarizers are the simulator\'s scripted behaviours, not LLMs. Facts from user',
       'messages and the artifact trail (files written and listed, commands with their last output line) are kept by the',
-      'session memory, which no model writes and which truncations rebuild too; a fact that is in none of these (a line in',
-      'the middle of a long output) survives only while a summary or the tail carries it, and is then found by search.',
+      'session memory, which no model writes and which truncations rebuild too; so are the statements of user and agent',
+      'prose (constraints, decisions, findings) and the telling lines of command outputs (errors, failing checks, printed',
+      'values) once their messages leave the context. The memory has a budget: a fact that does not fit it survives only',
+      'while a summary or the tail carries it, and is then found by search.',
     ].filter((line) => line !== undefined),
   };
 }

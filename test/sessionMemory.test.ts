@@ -65,9 +65,10 @@ describe('session memory', () => {
     assert.match(text, /read_file README\.md \(seq 8\)/, 'the file read');
     assert.match(text, /`npm test` → exit code 1: AssertionError: expected throw/, 'a command, its exit status and last output line');
     assert.match(text, /`npm run lint` → exit code 0: all clean/);
-    const errors = text.slice(text.indexOf('## Errors'), text.indexOf('## Commands'));
-    assert.match(errors, /not ok 2 - parser rejects empty input/, 'the error lines of a failing result');
-    assert.ok(!/all clean/.test(errors), 'a passing result is not an error');
+    const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Files written'));
+    assert.match(said, /not ok 2 - parser rejects empty input/, 'the failing check of a result that left the context');
+    assert.match(said, /AssertionError: expected throw/, 'and its error line');
+    assert.ok(!/all clean/.test(said), 'a passing result that told nothing is not listed');
     assert.match(text, /Summarized .*seqs 2-12/);
     assert.match(text, /search_transcript/, 'tells the model the search tool exists');
     assert.match(text, /read_output/, 'and how to page an original');
@@ -112,6 +113,65 @@ describe('session memory', () => {
     assert.match(text, /notes\/step-119-/, 'the newest file written');
     assert.match(text, /more between \(search_transcript finds them\), and the oldest:\n- src\/first-module\.ts/, 'and the first one');
     assert.match(text, /listed \. \(newest seq \d+\): legacy_grammar\.pegjs/, 'the listing keeps its share');
+  });
+
+  it('keeps what left messages stated and what their outputs said, each once, within its budget', async () => {
+    const sessionId = 'mem-7';
+    let seq = 0;
+    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
+    await put({ role: 'system', content: 'sys' });
+    await put({ role: 'user', content: 'task' });
+    const run = async (content: string, command: string, output: string) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content, tool_calls: [{ id, type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command }) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: 'run_command' });
+    };
+    const noise = Array.from({ length: 150 }, (_, i) => `test case ${i}: ok`).join('\n');
+    await run("I'll check the lexer first.", 'npm test', `${noise}\nnot ok 2 - parser rejects empty input\n${noise}\nexit code: 1`);
+    await run('The root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts.', 'node bench.js', `${noise}\nparser benchmark: 7217 ops/s\n${noise}\nexit code: 0`);
+    // The same failure restated twenty times, and many more outputs that say something.
+    for (let i = 0; i < 20; i++) {
+      await run('The root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts.', `npm test -- --run ${i}`, `${noise}\nnot ok 2 - parser rejects empty input\nexit code: 1`);
+    }
+    for (let i = 0; i < 60; i++) await run(`Decided to split module ${i} into two files.`, `wc -l part${i}.ts`, `lines counted: ${1000 + i}\nexit code: 0`);
+    const budget = 900;
+    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: budget });
+    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Commands'));
+    assert.equal(said.match(/not ok 2 - parser rejects empty input/g)?.length, 1, 'a line restated twenty times is one');
+    assert.match(said, /lines counted: 1058/, 'the newest value that left (the newest run is still in the context)');
+    assert.doesNotMatch(said, /lines counted: 1059/, 'what is still in the context is not repeated');
+    assert.equal(said.match(/lines counted/g)?.length, 1, 'the same metric measured again: the newest value holds');
+    assert.match(said, /parser benchmark: 7217 ops\/s/, 'an older value of another kind');
+    assert.doesNotMatch(said, /test case 149/, 'a failing result whose lines a newer one shows is not listed again by its last line');
+    const stated = text.slice(text.indexOf('## Stated'), text.indexOf('## What tool outputs said'));
+    assert.equal(stated.match(/TAB_WIDTH = 4/g)?.length, 1, 'a statement made twenty times is one');
+    assert.match(stated, /decision: Decided to split module 58/, 'the newest of statements alike');
+    assert.equal(stated.match(/Decided to split/g)?.length, 1);
+    assert.doesNotMatch(stated, /check the lexer/, 'narration of the next look is not a statement');
+  });
+
+  it('confirmations of writes and file contents read do not crowd out what commands printed (bench/facts, issue #25)', async () => {
+    const sessionId = 'mem-8';
+    let seq = 0;
+    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
+    await put({ role: 'system', content: 'sys' });
+    await put({ role: 'user', content: 'task' });
+    const call = async (name: string, args: Record<string, unknown>, output: string) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name });
+    };
+    await call('run_command', { command: 'node bench.js' }, 'warming up\nparser benchmark: 7217 ops/s\ndone\nexit code: 0');
+    for (let i = 0; i < 80; i++) {
+      const path = `notes/step-${(i * 7919).toString(16)}a-${i}.md`;
+      await call('write_file', { path, content: 'n'.repeat(500 + i) }, `wrote ${500 + i} bytes to ${path}`);
+      await call('read_file', { path }, `# Notes\nversion 1.${i}.0 took ${i} ms`);
+    }
+    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: 700 });
+    const said = text.slice(text.indexOf('## What tool outputs said'));
+    assert.match(said, /parser benchmark: 7217 ops\/s/);
+    assert.doesNotMatch(said, /wrote \d+ bytes|took \d+ ms/);
   });
 
   it('names the seqs truncation dropped (neither summarized nor kept)', async () => {

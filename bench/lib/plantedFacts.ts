@@ -24,6 +24,24 @@ const FAILING_COMMAND = `echo ${Buffer.from(`ok 1 - lexer\nnot ok 2 - ${OUTPUT_T
 const OUTPUT_NUMBER = String(1031 * 7);
 const NUMBER_COMMAND = 'echo "parser benchmark: $((1031*7)) ops/s"';
 
+/** Text the agent says, encoded so the user message carrying the directive does not state it. */
+function said(text: string): string {
+  return `base64:${Buffer.from(text).toString('base64')}`;
+}
+/** A constraint with no prefix, in the middle of a paragraph, as users write them. */
+const PROSE_CONSTRAINT = "don't touch the generated files in vendor/";
+/** What the agent decides and what it finds out, stated only in its own reply text (`[sim say …]`). */
+const AGENT_DECISION = 'keep the old tokenize() signature';
+const AGENT_FINDING = 'TAB_WIDTH = 4';
+/** A number printed in the middle of a long passing output (neither its first nor its last line). */
+const MIDDLE_NUMBER = String(6011 * 8);
+const MIDDLE_NUMBER_COMMAND = `seq -f 'test case %.0f: ok' 1 230; echo "peak heap: $((6011*8)) KB"; seq -f 'test case %.0f: ok' 231 460`;
+/** A compiler error in the middle of a long output whose command still exits 0 (its pipeline's last stage succeeds). */
+const MIDDLE_ERROR = "not assignable to type 'TabStop'";
+const MIDDLE_ERROR_COMMAND =
+  `seq -f 'checked file %.0f' 1 220; echo ${Buffer.from(`src/parser/lexer.ts(88,7): error TS2322: Type 'number' is ${MIDDLE_ERROR}.`).toString('base64')} | base64 -d; ` +
+  `echo; seq -f 'checked file %.0f' 221 440 | cat`;
+
 /** Fact ids the benchmarks single out. */
 export const FactId = {
   constraint: 'constraint',
@@ -44,8 +62,21 @@ export function secondMessage(turnSteps: number): string {
 
 /** The user message of turn `part` (3 and on); turn 4's names the codename. */
 export function laterMessage(part: number, turnSteps: number): string {
+  if (part === 3) return thirdMessage(turnSteps);
   if (part === 4) return `Go on with part 4 of the clean-up; it ships with the ${CODENAME}. [sim steps=${turnSteps}]`;
   return `Go on with part ${part} of the clean-up. [sim steps=${turnSteps}]`;
+}
+
+/** Turn 3: a constraint in prose, a decision and a finding the agent states, a number and an error mid-output. */
+function thirdMessage(turnSteps: number): string {
+  return [
+    'Go on with part 3 of the clean-up. The CLI users depend on the tokenizer, so the public API stays as it is,',
+    `and please ${PROSE_CONSTRAINT} while you are at it, since the grammar build rewrites them anyway. [sim steps=${turnSteps}]`,
+    `[sim call run_command ${JSON.stringify({ command: MIDDLE_NUMBER_COMMAND })}]`,
+    `[sim say ${said(`I'll ${AGENT_DECISION} and add a strict flag instead of changing the default.`)}]`,
+    `[sim call run_command ${JSON.stringify({ command: MIDDLE_ERROR_COMMAND })}]`,
+    `[sim say ${said(`Found it: the root cause is ${AGENT_FINDING} hard-coded in src/parser/lexer.ts, so trailing tabs are dropped.`)}]`,
+  ].join('\n');
 }
 
 /** True once a request carries turn 3's user message: the planted file leaves the workspace then. */
@@ -75,6 +106,11 @@ export function factList(): Fact[] {
     { id: FactId.writtenFilePath, how: "the agent's first `write_file` (turn 1, step 2)" },
     { id: FactId.failingTestFromOutput, how: 'only in the output of a failing `run_command` (turn 2)', text: OUTPUT_TEST },
     { id: 'number (output)', how: 'only in the output of a passing `run_command` (turn 2)', text: OUTPUT_NUMBER },
+    { id: 'constraint (prose)', how: 'mid-paragraph in the turn-3 user message, no prefix', text: PROSE_CONSTRAINT },
+    { id: 'decision (agent)', how: "only in the agent's own reply text (turn 3, step 1)", text: AGENT_DECISION },
+    { id: 'finding (agent)', how: "only in the agent's own reply text (turn 3, step 2)", text: AGENT_FINDING },
+    { id: 'number (mid-output)', how: 'a middle line of a long passing `run_command` output (turn 3)', text: MIDDLE_NUMBER },
+    { id: 'error (mid-output)', how: 'a `tsc` error in the middle of a long output that exits 0 (turn 3)', text: MIDDLE_ERROR },
   ];
 }
 

@@ -154,6 +154,7 @@ function truncation(input: DecideInput, estimate: ContextEstimate, cause: Trunca
     estimate,
     input.settings.perMessageOverheadTokens,
     input.estimateInput.toolSchemaTokens,
+    { keep: input.truncationKeepsRecords === true, memoryReplaced: memoryBudgetTokens > 0 },
   );
   if (plan.drop.length === 0) return none(NoneReason.nothingToDrop, estimate);
   return {

@@ -82,7 +82,7 @@ export type ShortfallReason = (typeof ShortfallReason)[keyof typeof ShortfallRea
 
 /** Why a truncation does not get under its goal. */
 export const TruncationShortfallReason = {
-  /** Only pinned entries and the newest step are left, and they alone are over the goal. */
+  /** Only pinned entries, the summary and memory, and the newest step are left, and they alone are over the goal. */
   onlyKeptLeft: 'only_kept_left',
 } as const;
 export type TruncationShortfallReason = (typeof TruncationShortfallReason)[keyof typeof TruncationShortfallReason];
@@ -137,6 +137,12 @@ export interface DecideInput {
   readonly landWithRoom?: boolean;
   /** Prices relative to an uncached input token, for weighing pruning; TYPICAL_CACHE_PRICES when absent. */
   readonly prices?: CachePrices;
+  /**
+   * A truncation never drops the summary or the session memory, only the oldest kept steps
+   * (DESIGN §5 "Session memory"); false for histories recorded before, where they went last (the
+   * workflow's `patched()`).
+   */
+  readonly truncationKeepsRecords?: boolean;
 }
 
 /** Nothing to do: a value, never an exception. */

@@ -5,7 +5,7 @@
  */
 import { appendOriginals } from './accounting';
 import { projectTokens, rawContextTokens, type ContextEstimate } from './estimate';
-import type { LedgerEntry } from './ledger';
+import { LedgerKind, type LedgerEntry } from './ledger';
 import { toSeqRuns, type SeqRun } from './seqRuns';
 import { stepSpans, type StepSpan } from './steps';
 
@@ -20,10 +20,26 @@ export interface TruncationPlan {
   readonly fits: boolean;
 }
 
+/** How a truncation treats the summary and the session memory. */
+export interface TruncationRecords {
+  /**
+   * Never drop a summary or a session memory: only the oldest kept steps go
+   * (DESIGN §5 "Session memory"). False keeps the older rule, for replay: they go last, after
+   * every raw step.
+   */
+  readonly keep: boolean;
+  /**
+   * The workflow stores a fresh memory in place of the current one after the truncation, and the
+   * goal already left room for it: the current memory's tokens are not counted (`keep` only).
+   */
+  readonly memoryReplaced: boolean;
+}
+
 /**
  * Drops whole steps, oldest first, until the projected estimate is at most `goalTokens`. A summary
- * goes last: it is the densest record of the older work and bounded in size, so raw steps go first.
- * The newest step always stays, so the model still sees what it just did.
+ * or a session memory is never dropped (`records.keep`; before it, they went last): they are the
+ * densest record of the older work and bounded in size. The newest step always stays, so the model
+ * still sees what it just did.
  */
 export function selectTruncation(
   ledger: readonly LedgerEntry[],
@@ -31,14 +47,19 @@ export function selectTruncation(
   estimate: ContextEstimate,
   perMessageOverheadTokens: number,
   toolSchemaTokens: number,
+  records: TruncationRecords = { keep: false, memoryReplaced: false },
 ): TruncationPlan {
   const spans = stepSpans(ledger, perMessageOverheadTokens);
   const droppable: StepSpan[] = [];
   const summaries: StepSpan[] = [];
   for (let i = 0; i < spans.length - 1; i++) (spans[i]!.summary ? summaries : droppable).push(spans[i]!);
-  droppable.push(...summaries);
+  if (!records.keep) droppable.push(...summaries);
 
   let raw = rawContextTokens(ledger, perMessageOverheadTokens, toolSchemaTokens);
+  if (records.keep && records.memoryReplaced) {
+    // The fresh memory's room is in the goal already; counting the one it replaces too would drop steps for nothing.
+    for (const entry of ledger) if (entry.kind === LedgerKind.memory && !entry.pinned) raw -= entry.tokens + perMessageOverheadTokens;
+  }
   const project = (): number => projectTokens(raw, estimate.calibration, estimate.excessTokens);
   // The current estimate may be anchored above the projection: measure progress from the larger.
   let expectedAfter = Math.max(estimate.tokens, project());

@@ -42,12 +42,21 @@ interface ScriptedCall {
   readonly args: Record<string, unknown>;
 }
 
-/** The calls of one scripted step, in the order the reply declares them. */
-type ScriptedStep = readonly ScriptedCall[];
+/**
+ * The calls of one scripted step, in the order the reply declares them, and what the agent says
+ * with them: a `[sim say <text>]` line after a `[sim call …]` line is that step's reply text, so a
+ * test can have the agent state a decision or a finding in its own words (`[sim say base64:…]` when
+ * the user message must not state it too).
+ */
+interface ScriptedStep {
+  readonly calls: readonly ScriptedCall[];
+  readonly say?: string;
+}
 
-const DIRECTIVE = /\[sim\b(?!\s+(?:call|also)\s)([^\]]*)\]/;
+const DIRECTIVE = /\[sim\b(?!\s+(?:call|also|say)\s)([^\]]*)\]/;
 // A whole line, so the JSON arguments may hold brackets of their own.
 const SCRIPTED_CALL = /^\s*\[sim\s+(call|also)\s+(\S+)\s+(.*)\]\s*$/gm;
+const SCRIPTED_SAY = /^\s*\[sim\s+say\s+(.*)\]\s*$/gm;
 const CALL_ID = /^call_(\d+)_(\d+)_[0-9a-f]{8}$/;
 
 /** Parts that do not parse are ignored: a typo must not crash the scripted agent. */
@@ -82,21 +91,35 @@ export function parseDirective(text: string): Directive | undefined {
  * elsewhere; an `also` with no step before it starts one.
  */
 function parseScriptedCalls(text: string): ScriptedStep[] {
-  const steps: ScriptedCall[][] = [];
-  for (const found of text.matchAll(SCRIPTED_CALL)) {
+  const steps: Array<{ calls: ScriptedCall[]; say?: string }> = [];
+  const lines = [...text.matchAll(SCRIPTED_CALL), ...text.matchAll(SCRIPTED_SAY)].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+  for (const found of lines) {
+    const last = steps[steps.length - 1];
+    if (found.length === 2) {
+      // A `say` line: the text of the step before it; one with no step before it is ignored.
+      if (last !== undefined) last.say = saidText(found[1] ?? '');
+      continue;
+    }
     try {
       const args: unknown = JSON.parse(found[3] ?? '');
       if (typeof args === 'object' && args !== null && !Array.isArray(args)) {
         const call = { name: found[2] ?? '', args: args as Record<string, unknown> };
-        const last = steps[steps.length - 1];
-        if (found[1] === 'also' && last !== undefined) last.push(call);
-        else steps.push([call]);
+        if (found[1] === 'also' && last !== undefined) last.calls.push(call);
+        else steps.push({ calls: [call] });
       }
     } catch {
       // not JSON: ignored like any other malformed directive part
     }
   }
   return steps;
+}
+
+/**
+ * A `say` text; `base64:<text>` is decoded, so a test can have the agent state a fact that the user
+ * message carrying the directive does not itself state.
+ */
+function saidText(text: string): string {
+  return text.startsWith('base64:') ? Buffer.from(text.slice('base64:'.length), 'base64').toString('utf8') : text;
 }
 
 /** The step a tool call id was made for, if it is one of the script's ids. */
@@ -160,7 +183,7 @@ function findTurn(messages: readonly ChatMessage[], userIndex: number, options: 
 
 /** The text with its `[sim …]` directive taken out: plumbing for the simulator, not part of what was asked. */
 export function withoutDirective(text: string): string {
-  return text.replace(SCRIPTED_CALL, ' ').replace(DIRECTIVE, ' ').trim();
+  return text.replace(SCRIPTED_CALL, ' ').replace(SCRIPTED_SAY, ' ').replace(DIRECTIVE, ' ').trim();
 }
 
 /** The first words of a message, directive removed, for replies that quote it. */
@@ -253,11 +276,12 @@ function commandsRefused(messages: readonly ChatMessage[]): boolean {
 
 function stepReply(turn: Turn, step: number, marker: string | undefined, noCommands: boolean): AssistantReply {
   const at = `Step ${step} of ${turn.budget}:`;
-  const calls = turn.scripted[step - 1];
-  if (calls !== undefined) {
+  const scripted = turn.scripted[step - 1];
+  if (scripted !== undefined) {
+    const { calls, say: said } = scripted;
     return {
       role: 'assistant',
-      content: `${at} calling ${calls.map((call) => call.name).join(', ')} as scripted.`,
+      content: said ?? `${at} calling ${calls.map((call) => call.name).join(', ')} as scripted.`,
       tool_calls: calls.map((call, index) => toolCall(turn, step, call.name, call.args, index)),
     };
   }

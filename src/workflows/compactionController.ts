@@ -70,6 +70,8 @@ const TRUNCATION_MEMORY_PATCH = 'memory-at-truncation';
 
 /** Marks histories whose kept steps may get views of long tool-call arguments (DESIGN §5 "Result"). */
 const TOOL_CALL_VIEWS_PATCH = 'tool-call-views';
+/** Truncation never drops the summary or the session memory (DESIGN §5 "Session memory"). */
+const TRUNCATION_KEEPS_RECORDS_PATCH = 'truncation-keeps-summary-and-memory';
 
 /**
  * Marks histories written with DESIGN §5 "Land with room" and "Prune only when it pays": compactions
@@ -187,6 +189,7 @@ export class CompactionController {
       memoryAtTruncation: patched(TRUNCATION_MEMORY_PATCH),
       landWithRoom: patched(LAND_WITH_ROOM_PATCH),
       prices: this.prices,
+      truncationKeepsRecords: patched(TRUNCATION_KEEPS_RECORDS_PATCH),
     };
   }
 

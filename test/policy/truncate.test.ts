@@ -7,9 +7,9 @@ import { fromSeqRuns } from '../../src/policy/seqRuns';
 import { selectTruncation } from '../../src/policy/truncate';
 import { LedgerBuilder, orphanProblem } from './builders';
 
-function plan(ledger: LedgerEntry[], goal: number) {
+function plan(ledger: LedgerEntry[], goal: number, records?: { keep: boolean; memoryReplaced: boolean }) {
   const estimate = estimateContext(ledger, { toolSchemaTokens: 0 }, 0);
-  return selectTruncation(ledger, goal, estimate, 0, 0);
+  return selectTruncation(ledger, goal, estimate, 0, 0, records);
 }
 
 // 0 system(500) 1 task(200); five steps of assistant 60 + tool 1000: seqs 2–11; total 6000.
@@ -54,5 +54,24 @@ describe('selectTruncation', () => {
     const ledger = fiveSteps();
     ledger[3] = { ...ledger[3]!, seq: 50, kind: 'view', replaces: 3 };
     assert.deepEqual(fromSeqRuns(plan(ledger, 5000).droppedOriginals), [2, 3]);
+  });
+
+  test('truncation drops a summary or memory entry only under the old rule: with records kept, never (issue #25)', () => {
+    const ledger = fiveSteps();
+    ledger.splice(2, 0, { seq: 40, role: 'user', tokens: 300, chars: 1200, turn: 1, step: 0, kind: 'summary', covers: [[20, 29]] });
+    ledger.splice(2, 0, { seq: 41, role: 'user', tokens: 200, chars: 800, turn: 1, step: 0, kind: 'memory' });
+    assert.deepEqual(fromSeqRuns(plan(ledger, 0).drop), [41, 40, 2, 3, 4, 5, 6, 7, 8, 9], 'the old rule, kept for replay');
+    const kept = plan(ledger, 0, { keep: true, memoryReplaced: false });
+    assert.deepEqual(fromSeqRuns(kept.drop), [2, 3, 4, 5, 6, 7, 8, 9], 'only steps, oldest first');
+    assert.equal(kept.fits, false);
+    assert.equal(kept.expectedAfter, 700 + 500 + 1060);
+  });
+
+  test('a memory the truncation replaces is not counted twice: it drops no more steps than the goal needs', () => {
+    const ledger = fiveSteps();
+    ledger.splice(2, 0, { seq: 41, role: 'user', tokens: 1000, chars: 4000, turn: 1, step: 0, kind: 'memory' });
+    // 7000 in all; a goal of 4940 needs one step dropped once the old memory's 1000 are not counted, two otherwise.
+    assert.deepEqual(fromSeqRuns(plan(ledger, 4940, { keep: true, memoryReplaced: true }).drop), [2, 3]);
+    assert.deepEqual(fromSeqRuns(plan(ledger, 4940, { keep: true, memoryReplaced: false }).drop), [2, 3, 4, 5]);
   });
 });

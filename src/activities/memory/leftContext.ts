@@ -1,0 +1,33 @@
+/** The memory's always-present section: which seqs left the context, and how to get them back. Pure. */
+import { fromSeqRuns, toSeqRuns, type SeqRun } from '../../policy/seqRuns';
+import type { StoredMessage } from '../../store/transcriptStore';
+
+const RUNS_SHOWN = 20;
+
+/** The seqs of `originals` that left the context: summarized, or dropped by a truncation. */
+export function leftSeqs(originals: readonly StoredMessage[], kept: readonly SeqRun[]): Set<number> {
+  const keptSeqs = new Set(fromSeqRuns(kept));
+  return new Set(originals.map((row) => row.seq).filter((seq) => !keptSeqs.has(seq)));
+}
+
+/** What left the context and how to get it back: always there, whatever the budget. */
+export function leftSection(originals: readonly StoredMessage[], summarizedRuns: readonly SeqRun[], kept: readonly SeqRun[]): string[] {
+  const summarized = new Set(fromSeqRuns(summarizedRuns));
+  const truncated = [...leftSeqs(originals, kept)].filter((seq) => !summarized.has(seq));
+  return [
+    '## What left the context, and how to get it back',
+    ...(summarized.size > 0 ? [`- Summarized (the summary below stands for them): seqs ${runsText(toSeqRuns([...summarized].sort((a, b) => a - b)))}.`] : []),
+    ...(truncated.length > 0 ? [`- Dropped without a summary (emergency truncation): seqs ${runsText(toSeqRuns(truncated))}.`] : []),
+    '- Every original is kept in the transcript store: search_transcript finds words in them and returns seqs with',
+    '  snippets; read_output with a seq pages through that original (a tool output, a message or tool-call arguments).',
+  ];
+}
+
+/** Runs as text; a long list keeps its first and last runs (search_transcript still finds the rest). */
+function runsText(runs: readonly SeqRun[]): string {
+  if (runs.length === 0) return 'none';
+  const text = (run: SeqRun): string => (run[0] === run[1] ? `${run[0]}` : `${run[0]}-${run[1]}`);
+  if (runs.length <= RUNS_SHOWN) return runs.map(text).join(', ');
+  const half = RUNS_SHOWN / 2;
+  return [...runs.slice(0, half).map(text), `… ${runs.length - RUNS_SHOWN} more runs …`, ...runs.slice(-half).map(text)].join(', ');
+}

@@ -1,0 +1,56 @@
+/** Each tool call of a stored session paired with its result, as the memory's sections read them. Pure. */
+import type { StoredMessage } from '../../store/transcriptStore';
+import { clip } from './text';
+
+export interface CallFacts {
+  readonly seq: number;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+
+export interface ToolFacts {
+  readonly call: CallFacts;
+  readonly resultSeq: number;
+  readonly output: string;
+  /** The tool said it failed, or the command exited non-zero. */
+  readonly isError: boolean;
+}
+
+/** Each tool call of the session with its result, in seq order. */
+export function toolFacts(originals: readonly StoredMessage[]): ToolFacts[] {
+  const calls = new Map<string, CallFacts>();
+  const facts: ToolFacts[] = [];
+  for (const row of originals) {
+    const { message } = row;
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) calls.set(call.id, { seq: row.seq, name: call.function.name, args: parseArgs(call.function.arguments) });
+    } else if (message.role === 'tool') {
+      const call = calls.get(message.tool_call_id);
+      if (!call) continue;
+      const code = exitCode(message.content);
+      const failed = row.meta.isError === true || (code !== undefined && code !== '0');
+      facts.push({ call, resultSeq: row.seq, output: message.content, isError: failed });
+    }
+  }
+  return facts;
+}
+
+/** The exit code `run_command` prints on its last line, when the output has one. */
+export function exitCode(output: string): string | undefined {
+  const match = /(?:^|\n)exit code: (\S+)\s*$/.exec(output);
+  return match?.[1];
+}
+
+/** How a call is named in a memory line: its command, or the tool's name. */
+export function callLabel(call: CallFacts, chars = 80): string {
+  return typeof call.args.command === 'string' ? `\`${clip(call.args.command, chars)}\`` : call.name;
+}
+
+function parseArgs(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

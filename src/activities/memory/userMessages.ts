@@ -1,0 +1,62 @@
+/** The memory's quotes of what the user wrote after the task: verbatim while they fit, then first words. Pure. */
+import { countTokens } from 'gpt-tokenizer';
+import { isMemoryMessage } from '../../model/memoryFormat';
+import { isNotice } from '../../model/noticeFormat';
+import { isSummaryMessage } from '../../model/summaryFormat';
+import type { StoredMessage } from '../../store/transcriptStore';
+import { firstWords, indent } from './text';
+
+/** Words kept of a user message that no longer fits verbatim. */
+const FIRST_WORDS = 12;
+
+/** The user's own messages after the task: no notices, summaries or memories agentd wrote as user messages. */
+export function userMessages(originals: readonly StoredMessage[], taskSeq: number): StoredMessage[] {
+  return originals.filter((row) => {
+    const { message } = row;
+    return (
+      row.seq > taskSeq &&
+      message.role === 'user' &&
+      !isNotice(message.content) &&
+      !isSummaryMessage(message.content) &&
+      !isMemoryMessage(message.content)
+    );
+  });
+}
+
+export interface QuotedUserMessages {
+  readonly lines: string[];
+  /** Seqs quoted whole: their statements need no line of their own. */
+  readonly verbatim: ReadonlySet<number>;
+}
+
+/** Newest first, verbatim while they fit; older ones as one line each, while those fit. */
+export function quoteUserMessages(users: readonly StoredMessage[], budget: number): QuotedUserMessages {
+  const verbatimSeqs = new Set<number>();
+  if (users.length === 0) return { lines: [], verbatim: verbatimSeqs };
+  const title = '## Messages from the user after the task (newest first, verbatim)';
+  const lines = [title];
+  let cost = countTokens(title) + 1;
+  let verbatim = true;
+  const short: string[] = [];
+  for (const row of [...users].reverse()) {
+    const text = row.message.content ?? '';
+    if (verbatim) {
+      const line = `- seq ${row.seq}:\n${indent(text)}`;
+      const lineCost = countTokens(line) + 1;
+      if (cost + lineCost <= budget) {
+        lines.push(line);
+        verbatimSeqs.add(row.seq);
+        cost += lineCost;
+        continue;
+      }
+      verbatim = false;
+    }
+    const line = `- seq ${row.seq}: ${firstWords(text, FIRST_WORDS)}`;
+    const lineCost = countTokens(line) + 1;
+    if (cost + lineCost > budget) break;
+    short.push(line);
+    cost += lineCost;
+  }
+  if (short.length > 0) lines.push('Older messages, first words only (read_output with the seq shows one whole):', ...short);
+  return { lines: lines.length > 1 ? lines : [], verbatim: verbatimSeqs };
+}
