@@ -4,9 +4,9 @@
  * reported. It reads the wire, not the simulator's internals, so it measures whatever the simulator
  * (or a real endpoint) says about its prompt cache.
  */
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ChatMessage } from '../../src/model/messages';
+import { serveOnLoopback } from '../../test/helpers/loopbackHttp';
 import { isSummarizationRequest } from '../../src/simulator/summarize';
 
 /** One answered chat completion. */
@@ -116,31 +116,11 @@ export async function startUsageProxy(route: Route, onAnswered?: AnsweredHook): 
     res.end(answerBody);
   }
 
-  const server = createServer((req, res) => {
-    forward(req, res).catch(() => {
-      // The caller or the simulator went away; there is nobody left to answer.
-      res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  let stopped: Promise<void> | undefined;
+  const server = await serveOnLoopback(forward);
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: server.baseURL,
     calls: () => calls,
     refused: () => refused,
-    stop() {
-      stopped ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return stopped;
-    },
+    stop: () => server.stop(),
   };
 }

@@ -5,9 +5,9 @@
  * same context was sent to the model twice.
  */
 import { createHash } from 'node:crypto';
-import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ChatMessage } from '../../src/model/messages';
+import { serveOnLoopback } from './loopbackHttp';
 
 export interface ProxiedCall {
   /** Date.now() when the request reached the proxy (before it was forwarded). */
@@ -136,30 +136,10 @@ export async function startRecordingProxy(targetPort: number): Promise<Recording
     res.end(answerBody);
   }
 
-  const server = createServer((req, res) => {
-    forward(req, res).catch(() => {
-      // The caller or the simulator went away; there is nobody left to answer.
-      res.destroy();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  let stopped: Promise<void> | undefined;
+  const server = await serveOnLoopback(forward);
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: server.baseURL,
     calls: () => calls,
-    stop() {
-      stopped ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return stopped;
-    },
+    stop: () => server.stop(),
   };
 }
