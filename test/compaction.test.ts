@@ -206,7 +206,7 @@ describe('compaction', () => {
       assert.equal(state.status, 'failed');
       const notice = state.compaction.notices.at(-1);
       assert.equal(notice?.reason, 'reactive');
-      assert.match(notice?.failed ?? '', /nothing is left to compact or drop: the pinned system prompt and task and the newest step alone are about \d+ tokens/);
+      assert.match(notice?.failed ?? '', /nothing is left to compact or drop: what is left \(the pinned system prompt and task, any summary and session memory, the newest step\) is about \d+ tokens/);
     });
   });
 

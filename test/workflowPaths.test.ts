@@ -97,7 +97,7 @@ describe('agentSession paths on the time-skipping test server', () => {
     );
   });
 
-  it('three overflows: a reactive summary, then a truncation, then the session fails with ContextOverflow', async () => {
+  it('repeated overflows: a reactive summary, then nothing left to drop: the session fails at once with ContextOverflow', async () => {
     const started = Date.now();
     await withSession({ model: (step) => (step < 10 ? { kind: 'tool' } : { kind: 'overflow' }) }, {}, async (session, stub) => {
       const failure = await session.result().then(
@@ -108,31 +108,34 @@ describe('agentSession paths on the time-skipping test server', () => {
       assert.ok(failure.cause instanceof ApplicationFailure);
       assert.equal(failure.cause.type, 'ContextOverflow');
       assert.equal(failure.cause.nonRetryable, true);
-      assert.match(failure.cause.message, /rejected the context as too long three times at step 10/);
+      assert.match(failure.cause.message, /rejected the context as too long at step 10 and nothing is left to compact or drop/);
 
       const state = await session.query(stateQuery);
       const prompts = stub.modelCalls.filter((call) => call.step === 10).map((call) => call.promptTokens);
       console.log(
-        `overflow thrice: step 10 sent ${prompts.join(', ')} tokens; notices ${state.compaction.notices.map((n) => `${n.strategy}/${n.reason}`).join(', ')}; ` +
+        `overflow twice: step 10 sent ${prompts.join(', ')} tokens; notices ${state.compaction.notices.map((n) => `${n.strategy}/${n.reason}`).join(', ')}; ` +
           `state ${state.status}, ${Date.now() - started} ms`,
       );
-      assert.equal(prompts.length, 3);
-      assert.ok(prompts[1]! < prompts[0]! && prompts[2]! < prompts[1]!, 'each retry is smaller than the one before');
+      // The reactive summary left only what a truncation never drops (pinned, summary, memory, the
+      // newest step): the refused request is not sent a third time unchanged.
+      assert.equal(prompts.length, 2);
+      assert.ok(prompts[1]! < prompts[0]!, 'the retry is smaller than the refused request');
       assert.deepEqual(
-        state.compaction.notices.map((notice) => [notice.strategy, notice.reason, notice.step]),
+        state.compaction.notices.map((notice) => [notice.strategy, notice.reason, notice.step, notice.failed !== undefined]),
         [
-          ['summary', 'reactive', 10],
-          ['truncate', 'reactive', 10],
+          ['summary', 'reactive', 10, false],
+          ['truncate', 'reactive', 10, true],
         ],
       );
-      assert.ok(state.compaction.notices[1]!.truncatedSeqs.length > 0, 'the truncation dropped steps');
+      assert.match(state.compaction.notices[1]!.failed ?? '', /nothing is left to compact or drop/);
       assert.equal(stub.summaryCalls.length, 1, 'the second overflow does not ask the summarizer again');
-      assert.equal(stub.memoryStores.length, 1, 'the truncation stored a fresh session memory');
+      assert.equal(stub.memoryStores.length, 0, 'nothing was dropped, so no fresh session memory');
       assert.equal(state.status, 'failed');
       assert.equal(state.step, 10);
-      assert.match(state.warnings.at(-1) ?? '', /the model rejected the context as too long three times at step 10/);
+      assert.match(state.warnings.at(-1) ?? '', /nothing is left to compact or drop/);
     });
   });
+
 
   // The server has just said our estimate is low, so a truncation at our own trigger would drop
   // nothing there and the retry would be the very request it refused.

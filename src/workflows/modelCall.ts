@@ -56,7 +56,7 @@ export async function callModelWithinWindow(parts: ModelCallParts): Promise<Call
       if (sameSeqs(sent, transcript.entries) && patched(OVERFLOW_FAILS_ONCE_PATCH)) {
         const why =
           `the model rejected the context as too long at step ${at.step} and nothing is left to compact or drop: ` +
-          `the pinned system prompt and task and the newest step alone are about ${compaction.estimate(sent)} tokens ` +
+          `what is left (the pinned system prompt and task, any summary and session memory, the newest step) is about ${compaction.estimate(sent)} tokens ` +
           `(contextWindow ${parts.input.contextWindow}); shorten them or use a model with a larger window`;
         compaction.noteCannotFit(sent, why, at);
         throw parts.fail(why, ActivityFailureType.contextOverflow, error as Error);
