@@ -7,7 +7,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ChatMessage, ToolSpec } from '../model/messages';
 import { judgeSummary } from '../model/summaryAcceptance';
-import { rangeWithin, summaryMessageHeader, type SummaryRange } from '../model/summaryFormat';
+import { rangeWithin, summaryMessageHeader, SummaryRequestShape, type SummaryRange } from '../model/summaryFormat';
 import { trimSummaryToBudget } from '../model/summaryTrim';
 import { countTokens } from 'gpt-tokenizer';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
@@ -31,7 +31,6 @@ import {
   type SummarizeResult,
   type SummarizeSpent,
   type SummaryRejectedDetails,
-  SummaryRequestShape,
 } from './types';
 
 /** Room kept free in every summary request besides the summary budget: chat overheads, rounding. */

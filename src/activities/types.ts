@@ -3,6 +3,7 @@
  * number, an id or a short string: bodies never cross into workflow history.
  */
 import { z } from 'zod';
+import type { SummaryRequestShape } from '../model/summaryFormat';
 import type { ChatMessage } from '../model/messages';
 import type { MessageMeasure } from '../policy/ledger';
 import type { SeqRun } from '../policy/seqRuns';
@@ -220,15 +221,6 @@ export interface SummarizeResult extends SummarizeSpent {
   /** The session memory stored under `memorySeq`, when one was asked for. */
   memory?: MessageMeasure;
 }
-
-/** How a summary request was built (DESIGN §5 "Summary requests continue the session"). */
-export const SummaryRequestShape = {
-  /** The previous request word for word, then the instruction: one request, served from the prompt cache. */
-  continued: 'continued',
-  /** Pinned messages, the region and the instruction, in one request or in chunks when the region is too big. */
-  standalone: 'standalone',
-} as const;
-export type SummaryRequestShape = (typeof SummaryRequestShape)[keyof typeof SummaryRequestShape];
 
 /** The details of a `SummaryRejected` failure. */
 const SummaryRejectedDetailsSchema = SummarizeSpentSchema.extend({

@@ -68,3 +68,12 @@ export function rangeWithin(request: readonly number[], region: readonly number[
   if (start < 0 || region.some((seq, offset) => request[start + offset] !== seq)) return undefined;
   return { first: start + 1, last: start + region.length, total: request.length };
 }
+
+/** How a summary request was built (DESIGN §5 "Summary requests continue the session"). */
+export const SummaryRequestShape = {
+  /** The previous request word for word, then the instruction: one request, served from the prompt cache. */
+  continued: 'continued',
+  /** Pinned messages, the region and the instruction, in one request or in chunks when the region is too big. */
+  standalone: 'standalone',
+} as const;
+export type SummaryRequestShape = (typeof SummaryRequestShape)[keyof typeof SummaryRequestShape];

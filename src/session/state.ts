@@ -1,10 +1,10 @@
 /** What the `state` query answers and what a session returns; plain JSON, shared by workflow and clients. */
 import type { CacheEconomics, CompactionEvent, CompactionRequest } from '../policy/decision';
-import type { SummaryRequestShape } from '../activities/types';
 import type { BreakerState } from '../policy/breaker';
 import type { BudgetGuard, BudgetLimits } from '../policy/budget';
 import type { SeqRun } from '../policy/seqRuns';
 import type { CallSpendReport, Price } from '../policy/spend';
+import type { SummaryRequestShape } from '../model/summaryFormat';
 
 export const SessionStatus = {
   running: 'running',
