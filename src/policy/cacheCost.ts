@@ -8,6 +8,7 @@
  * until the next compaction is due, in units of one uncached input token. Pure.
  */
 import { LedgerKind, type LedgerEntry } from './ledger';
+import type { Price } from './spend';
 
 /** Prices relative to one uncached input token. */
 export interface CachePrices {
@@ -21,7 +22,7 @@ export interface CachePrices {
 export const TYPICAL_CACHE_PRICES: CachePrices = Object.freeze({ cachedInput: 0.1, output: 4 });
 
 /** Relative prices from a session's price table: the typical ones where it has no cached rate. */
-export function cachePricesOf(price: { inputPerMillion: number; outputPerMillion: number; cachedInputPerMillion?: number } | undefined): CachePrices {
+export function cachePricesOf(price: Price | undefined): CachePrices {
   if (!price || price.cachedInputPerMillion === undefined || price.inputPerMillion <= 0) return TYPICAL_CACHE_PRICES;
   return { cachedInput: price.cachedInputPerMillion / price.inputPerMillion, output: price.outputPerMillion / price.inputPerMillion };
 }

@@ -240,41 +240,39 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   if (graceful && !probe && afterSummary !== undefined && afterSummary >= estimate.tokens) afterSummary = undefined;
   const canPrune = prune.cuts.length + tail.cuts.length > 0;
 
-  let strategy: CompactionStrategy;
-  let economics: CacheEconomics | undefined;
+  // Hysteresis: pruning replaces the summary only when it gets as far as a summary would.
+  const pruneIsEnough = shouldSkipSummary(
+    {
+      savedTokens: prune.savedTokens + tailCutSaved,
+      transcriptTokens: rawTotal - toolSchemaTokens,
+      estimateAfterPrune,
+      triggerTokens: graceful ? settings.targetTokens : settings.triggerTokens,
+    },
+    settings,
+  );
+  let choice: { strategy: CompactionStrategy; economics?: CacheEconomics } | undefined;
   if (landWithRoom && settings.pruneOnlyWhenItPays && canPrune && !probe) {
-    const firstRewritten = [...prune.cuts, ...tail.cuts].map((cut) => cut.seq).sort((a, b) => a - b)[0]!;
-    const choice = pruneOrSummary({
+    const rewrittenFrom = Math.min(...[...prune.cuts, ...tail.cuts].map((cut) => cut.seq));
+    choice = pruneOrSummary({
       estimateTokens: estimate.tokens,
       previousRequestTokens: input.estimateInput.anchor?.promptTokens ?? fixedServer,
       fixedTokens: fixedServer,
       targetTokens: settings.targetTokens,
       afterPrune: estimateAfterPrune,
-      pruneRewrittenTokens: calibratedTokens(Math.max(0, tokensFrom(ledger, firstRewritten, overhead) - prune.savedTokens - tailCutSaved), calibration),
+      pruneRewrittenTokens: calibratedTokens(Math.max(0, tokensFrom(ledger, rewrittenFrom, overhead) - prune.savedTokens - tailCutSaved), calibration),
       afterSummary,
       summaryOutputTokens: summaryTokens,
       summaryContinues: settings.summaryRequest === 'continue',
       horizon: { triggerTokens: settings.triggerTokens, growthPerStep: calibratedTokens(growthPerStep(ledger, overhead), calibration) },
       prices: input.prices ?? TYPICAL_CACHE_PRICES,
     });
-    strategy = choice.strategy;
-    economics = choice.economics;
-  } else if (afterSummary !== undefined && (probe || !shouldSkipSummary(
-    {
-      savedTokens: prune.savedTokens + tailCutSaved,
-      transcriptTokens: rawTotal - toolSchemaTokens,
-      estimateAfterPrune,
-      // Hysteresis: pruning replaces the summary only when it gets as far as a summary would.
-      triggerTokens: graceful ? settings.targetTokens : settings.triggerTokens,
-    },
-    settings,
-  ))) {
-    strategy = CompactionStrategy.summary;
+  } else if (afterSummary !== undefined && (probe || !pruneIsEnough)) {
+    choice = { strategy: CompactionStrategy.summary };
   } else if (canPrune) {
-    strategy = CompactionStrategy.prune;
-  } else {
-    return undefined;
+    choice = { strategy: CompactionStrategy.prune };
   }
+  if (!choice) return undefined;
+  const { strategy, economics } = choice;
   const expectedAfter = strategy === CompactionStrategy.summary ? afterSummary! : estimateAfterPrune;
 
   const summary = strategy === CompactionStrategy.summary;
@@ -300,11 +298,13 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
     ...(economics ? { economics } : {}),
     projection: projectionOf(input, estimate),
   };
-  const limit = mustLand ? settings.targetTokens : settings.triggerTokens - 1;
-  if (expectedAfter <= limit) return decision;
+  // Where the result must land: at the target under "Land with room", else anywhere under the trigger.
+  const mark = mustLand ? settings.targetTokens : settings.triggerTokens;
+  const lands = (tokens: number): boolean => (mustLand ? tokens <= mark : tokens < mark);
+  if (lands(expectedAfter)) return decision;
 
   let reason: ShortfallReason;
-  if (fixedServer + (summary ? settings.summaryBudgetTokens + settings.memoryBudgetTokens : 0) > limit) {
+  if (!lands(fixedServer + (summary ? settings.summaryBudgetTokens + settings.memoryBudgetTokens : 0))) {
     reason = ShortfallReason.pinnedOverBudget;
   } else if (!tail.fits) {
     reason = ShortfallReason.stepOverCap;
@@ -313,5 +313,5 @@ function planCompaction(input: DecideInput, estimate: ContextEstimate, summaryAl
   } else {
     reason = ShortfallReason.estimateExcess;
   }
-  return { ...decision, shortfall: { reason, overByTokens: expectedAfter - (mustLand ? limit : settings.triggerTokens) } };
+  return { ...decision, shortfall: { reason, overByTokens: expectedAfter - mark } };
 }
