@@ -50,15 +50,28 @@ interface Line {
   readonly tokens: number;
 }
 
-/** Non-blank lines, each cut to LINE_CHARS, a line repeated word for word kept once. */
+/**
+ * Non-blank lines, a line repeated word for word kept once. A line over LINE_CHARS — a summary
+ * written as one paragraph, or as minified JSON — is taken apart at its sentence ends and JSON item
+ * boundaries, so its telling parts can be kept without the rest; a part still too long is cut.
+ */
 function distinctLines(text: string): Line[] {
   const seen = new Set<string>();
   const lines: Line[] = [];
   for (const raw of text.split('\n')) {
-    const line = raw.trimEnd().slice(0, LINE_CHARS);
-    if (line.trim() === '' || seen.has(line)) continue;
-    seen.add(line);
-    lines.push({ text: line, tokens: countTokens(line) });
+    for (const piece of piecesOf(raw.trimEnd())) {
+      const line = piece.slice(0, LINE_CHARS);
+      if (line.trim() === '' || seen.has(line)) continue;
+      seen.add(line);
+      lines.push({ text: line, tokens: countTokens(line) });
+    }
   }
   return lines;
+}
+
+/** After a sentence's end, or after a JSON value's closing quote, bracket or brace and its comma. */
+const PIECE_BOUNDARY = /(?<=[.!?])\s+(?=\S)|(?<=["\]}],)\s*/;
+
+function piecesOf(line: string): string[] {
+  return line.length <= LINE_CHARS ? [line] : line.split(PIECE_BOUNDARY);
 }
