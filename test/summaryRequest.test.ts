@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseSummaryRange } from '../src/model/summaryFormat';
 import type { ObservedRequest } from '../src/simulator/observer';
+import type { SummarizerBehaviour } from '../src/simulator/options';
 import type { SessionState } from '../src/session/state';
 import { startStack, type Stack } from './helpers/stack';
 
@@ -24,9 +25,9 @@ describe('summary requests', () => {
     await stack?.stop();
   });
 
-  async function runSession(summaryRequest: 'continue' | 'standalone'): Promise<{ seen: ObservedRequest[]; state: SessionState }> {
+  async function runSession(summaryRequest: 'continue' | 'standalone', summarizer: SummarizerBehaviour = 'sectioned'): Promise<{ seen: ObservedRequest[]; state: SessionState }> {
     const seen: ObservedRequest[] = [];
-    return stack.withWorker({ contextWindow: WINDOW, observe: (request) => seen.push(request) }, async () => {
+    return stack.withWorker({ contextWindow: WINDOW, summarizer, observe: (request) => seen.push(request) }, async () => {
       const handle = await stack.sessions.start({
         task: `summary request ${summaryRequest} [sim steps=80 output=3000-9000]`,
         model: 'agentd-sim',
@@ -40,8 +41,11 @@ describe('summary requests', () => {
     });
   }
 
-  it('repeats the previous request word for word, names the range, and is served from the cache', async () => {
-    const { seen, state } = await runSession('continue');
+  // The request is agentd's, whatever the model answers: the same under a summarizer that writes
+  // its own JSON, and one that answers far past max_tokens (its summaries are cut to the budget).
+  for (const summarizer of ['sectioned', 'json', 'verbose'] as const) {
+  it(`repeats the previous request word for word, names the range, and is served from the cache (${summarizer} summarizer)`, async () => {
+    const { seen, state } = await runSession('continue', summarizer);
     const summaries = seen.filter((request) => request.summarizing);
     assert.ok(summaries.length >= 2, `${summaries.length} summary requests`);
     for (const request of summaries) {
@@ -57,9 +61,12 @@ describe('summary requests', () => {
     const done = state.compaction.notices.filter((notice) => notice.strategy === 'summary' && notice.failed === undefined);
     assert.ok(done.length > 0 && done.every((notice) => notice.summaryRequest === 'continued'), 'every summary was asked for as a continuation');
     const summary = state.spend.summary;
-    continuedShare = summary.cachedTokens / summary.promptTokens;
-    assert.ok(continuedShare >= 0.9, `summary calls ${summary.cachedTokens} of ${summary.promptTokens} prompt tokens cached`);
+    const share = summary.cachedTokens / summary.promptTokens;
+    assert.ok(share >= 0.9, `summary calls ${summary.cachedTokens} of ${summary.promptTokens} prompt tokens cached`);
+    if (summarizer === 'sectioned') continuedShare = share;
+    if (summarizer === 'verbose') assert.ok(done.every((notice) => notice.summaryTrimmedFromTokens !== undefined), 'each long answer was cut to its budget');
   });
+  }
 
   it("'standalone' sends the pinned messages, the region and the instruction, and shares only the pinned prefix", async () => {
     const { seen, state } = await runSession('standalone');
