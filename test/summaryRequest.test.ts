@@ -44,28 +44,28 @@ describe('summary requests', () => {
   // The request is agentd's, whatever the model answers: the same under a summarizer that writes
   // its own JSON, and one that answers far past max_tokens (its summaries are cut to the budget).
   for (const summarizer of ['sectioned', 'json', 'verbose'] as const) {
-  it(`repeats the previous request word for word, names the range, and is served from the cache (${summarizer} summarizer)`, async () => {
-    const { seen, state } = await runSession('continue', summarizer);
-    const summaries = seen.filter((request) => request.summarizing);
-    assert.ok(summaries.length >= 2, `${summaries.length} summary requests`);
-    for (const request of summaries) {
-      const previous = seen.filter((earlier) => earlier.index < request.index && !earlier.summarizing).at(-1);
-      assert.ok(previous, 'an agent request came before');
-      assert.deepEqual(request.messages.slice(0, -1), previous.messages, `summary request ${request.index} repeats request ${previous.index}`);
-      const range = parseSummaryRange(request.messages.at(-1)?.content ?? '');
-      assert.ok(range, 'the instruction names the range');
-      assert.equal(range.total, previous.messages.length);
-      // The system prompt and the task are pinned; the newest step, kept verbatim, came after this request.
-      assert.ok(range.first >= 3 && range.last <= range.total, JSON.stringify(range));
-    }
-    const done = state.compaction.notices.filter((notice) => notice.strategy === 'summary' && notice.failed === undefined);
-    assert.ok(done.length > 0 && done.every((notice) => notice.summaryRequest === 'continued'), 'every summary was asked for as a continuation');
-    const summary = state.spend.summary;
-    const share = summary.cachedTokens / summary.promptTokens;
-    assert.ok(share >= 0.9, `summary calls ${summary.cachedTokens} of ${summary.promptTokens} prompt tokens cached`);
-    if (summarizer === 'sectioned') continuedShare = share;
-    if (summarizer === 'verbose') assert.ok(done.every((notice) => notice.summaryTrimmedFromTokens !== undefined), 'each long answer was cut to its budget');
-  });
+    it(`repeats the previous request word for word, names the range, and is served from the cache (${summarizer} summarizer)`, async () => {
+      const { seen, state } = await runSession('continue', summarizer);
+      const summaries = seen.filter((request) => request.summarizing);
+      assert.ok(summaries.length >= 2, `${summaries.length} summary requests`);
+      for (const request of summaries) {
+        const previous = seen.filter((earlier) => earlier.index < request.index && !earlier.summarizing).at(-1);
+        assert.ok(previous, 'an agent request came before');
+        assert.deepEqual(request.messages.slice(0, -1), previous.messages, `summary request ${request.index} repeats request ${previous.index}`);
+        const range = parseSummaryRange(request.messages.at(-1)?.content ?? '');
+        assert.ok(range, 'the instruction names the range');
+        assert.equal(range.total, previous.messages.length);
+        // The system prompt and the task are pinned; the newest step, kept verbatim, came after this request.
+        assert.ok(range.first >= 3 && range.last <= range.total, JSON.stringify(range));
+      }
+      const done = state.compaction.notices.filter((notice) => notice.strategy === 'summary' && notice.failed === undefined);
+      assert.ok(done.length > 0 && done.every((notice) => notice.summaryRequest === 'continued'), 'every summary was asked for as a continuation');
+      const summary = state.spend.summary;
+      const share = summary.cachedTokens / summary.promptTokens;
+      assert.ok(share >= 0.9, `summary calls ${summary.cachedTokens} of ${summary.promptTokens} prompt tokens cached`);
+      if (summarizer === 'sectioned') continuedShare = share;
+      if (summarizer === 'verbose') assert.ok(done.every((notice) => notice.summaryTrimmedFromTokens !== undefined), 'each long answer was cut to its budget');
+    });
   }
 
   it("'standalone' sends the pinned messages, the region and the instruction, and shares only the pinned prefix", async () => {
