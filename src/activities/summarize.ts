@@ -5,11 +5,11 @@
  * under a workflow seq, the model's text under agentd's header.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { countTokens } from 'gpt-tokenizer';
 import type { ChatMessage, ToolSpec } from '../model/messages';
 import { judgeSummary } from '../model/summaryAcceptance';
 import { rangeWithin, summaryMessageHeader, SummaryRequestShape, type SummaryRange } from '../model/summaryFormat';
 import { trimSummaryToBudget } from '../model/summaryTrim';
-import { countTokens } from 'gpt-tokenizer';
 import { countMessageTokens, countToolTokens } from '../model/tokens';
 import type { MessageMeasure } from '../policy/ledger';
 import { fromSeqRuns } from '../policy/seqRuns';
@@ -106,7 +106,8 @@ export function createSummarize(deps: ActivityDeps) {
     } else {
       answer = await standaloneSummary(input, region, toolSpecs, toolTokens, spent);
     }
-    const fitted = input.trimToBudget === true ? trimSummaryToBudget(answer, input.budgetTokens) : answer;
+    const answeredTokens = input.trimToBudget === true ? countTokens(answer) : 0;
+    const fitted = input.trimToBudget === true ? trimSummaryToBudget(answer, input.budgetTokens, answeredTokens) : answer;
     const text = acceptedSummary(fitted, region, spent);
     const covered = fromSeqRuns(input.covers);
     const body: ChatMessage = {
@@ -119,7 +120,7 @@ export function createSummarize(deps: ActivityDeps) {
       measure: measureOf(saved),
       ...spent,
       request: continued ? SummaryRequestShape.continued : SummaryRequestShape.standalone,
-      ...(fitted !== answer ? { trimmedFromTokens: countTokens(answer) } : {}),
+      ...(fitted !== answer ? { trimmedFromTokens: answeredTokens } : {}),
       ...(memory ? { memory } : {}),
     };
   }
@@ -164,7 +165,6 @@ export function createSummarize(deps: ActivityDeps) {
 function instructionMessage(budgetTokens: number, range?: SummaryRange): ChatMessage {
   return { role: 'user', content: summarizeInstruction(budgetTokens, range) };
 }
-
 
 /** A message as one summary request carries it: the original, or a view of it when its step is too big. */
 interface RequestPart {

@@ -25,9 +25,11 @@ export function trimmedMarker(fromTokens: number, toTokens: number): string {
   return `[agentd cut this summary from ${fromTokens} to at most ${toTokens} tokens: lines naming files, commands, errors, numbers and constraints were kept first]`;
 }
 
-/** `text` when it fits `budgetTokens`; else its most telling lines, in their order, under the budget with the marker. */
-export function trimSummaryToBudget(text: string, budgetTokens: number): string {
-  const total = countTokens(text);
+/**
+ * `text` when it fits `budgetTokens`; else its most telling lines, in their order, under the budget
+ * with the marker. `total` is the text's token count, when the caller has it already.
+ */
+export function trimSummaryToBudget(text: string, budgetTokens: number, total = countTokens(text)): string {
   if (total <= budgetTokens) return text;
   const marker = trimmedMarker(total, budgetTokens);
   let room = budgetTokens - countTokens(marker) - 1;

@@ -1,6 +1,7 @@
 /**
  * The model call with the reactive path of DESIGN §5: an overflow compacts (requested by
- * `reactive`) and retries, a second truncates and retries, a third fails the session.
+ * `reactive`) and retries, a second truncates and retries, a third fails the session; when neither
+ * could shrink the refused request, the session fails at once instead of sending it again.
  */
 import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
 import { ActivityFailureType, type CallModelResult } from '../activities/types';
