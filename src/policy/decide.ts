@@ -90,12 +90,14 @@ export function decide(input: DecideInput): Decision {
 
 /**
  * At the trigger with the breaker open (DESIGN §5 "Degrading gracefully"): model-free pruning when it
- * gets under the trigger, else the oldest steps are dropped down to the target, so the context stays
- * under the trigger instead of riding at the window's edge.
+ * lands where a compaction must (at the target under "Land with room", else under the trigger),
+ * else the oldest steps are dropped down to the target, so the context stays under the trigger
+ * instead of riding at the window's edge. A prune that would fall short is not tried first: it would
+ * rewrite the context, fail its verdict and be followed by the truncation anyway.
  */
 function withoutSummarizer(input: DecideInput, estimate: ContextEstimate): Decision {
   const pruned = planCompaction(input, estimate, false);
-  if (pruned && pruned.expectedAfter < input.settings.triggerTokens) return pruned;
+  if (pruned && pruned.shortfall === undefined) return pruned;
   const truncated = truncation(input, estimate, TruncationCause.breakerOpen, input.settings.targetTokens);
   return truncated.kind === 'none' && pruned ? pruned : truncated;
 }

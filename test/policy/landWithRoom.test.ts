@@ -78,6 +78,22 @@ describe('decide with landWithRoom', () => {
   );
 });
 
+describe('decide with the breaker open', () => {
+  // Steps of 100 + 2400 tokens (9600 chars, over pruneMinChars): pruning the older ones gets under
+  // the 16 384 trigger but not to the 8 192 target.
+  const prunable = (): LedgerEntry[] => LedgerBuilder.session().steps(8, [{ tokens: 2_400, chars: 9_600 }], 100).build();
+  const openAt15 = { breaker: OPEN_UNTIL_30, step: 15, graceful: true } as const;
+
+  test('a prune that would not land at the target is not tried: the oldest steps are dropped to it at once', () => {
+    const earlier = expectKind(decide(input(prunable(), { ...openAt15, landWithRoom: false })), 'compact');
+    assert.equal(earlier.strategy, 'prune', 'under the earlier rules the prune gets under the trigger and is enough');
+    assert.ok(earlier.expectedAfter < S32.triggerTokens && earlier.expectedAfter > S32.targetTokens, `${earlier.expectedAfter}`);
+    const truncation = expectKind(decide(input(prunable(), openAt15)), 'truncate');
+    assert.equal(truncation.cause, 'breaker_open');
+    assert.ok(truncation.expectedAfter <= S32.targetTokens, `${truncation.expectedAfter}`);
+  });
+});
+
 describe('decide: the half-open retry at its step', () => {
   // Eight steps: 1008 + 8 × 1608 = 13 872, under the 16 384 trigger, with seven steps older than the tail.
   const underTrigger = (): LedgerEntry[] => steps(8);
