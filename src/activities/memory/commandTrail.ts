@@ -1,6 +1,6 @@
 /** The memory's command trail: the newest distinct commands with exit status and last output line. Pure. */
 import { clip, shapeOf } from './text';
-import { exitCode, type ToolFacts } from './toolResults';
+import { STATUS_LINE, exitCode, lastLine, type ToolFacts } from './toolResults';
 
 /** Distinct commands kept (a command run again and again, with results alike, is one). */
 const COMMANDS_KEPT = 10;
@@ -34,8 +34,7 @@ export function commandLines(tools: readonly ToolFacts[]): string[] {
     });
 }
 
-/** The last line a command printed before its status line. */
+/** The last line a command printed before its status line: the status is shown on its own. */
 function resultLine(output: string): string {
-  const lines = output.split('\n').filter((line) => line.trim() !== '' && !/^(exit code: |killed )/.test(line));
-  return lines.at(-1)?.trim() ?? '';
+  return lastLine(output, STATUS_LINE);
 }
