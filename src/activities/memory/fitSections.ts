@@ -35,13 +35,16 @@ export function fitSections(sections: readonly MemorySection[], budget: number):
     limits[index]! += extra;
     spare -= extra;
   }
-  return present.map((section, index) => fitSection(section, costs[index]!, limits[index]!)).filter((lines) => lines.length > 0);
+  return present.map((section, index) => fitSection(section, costs[index]!, needs[index]!, limits[index]!)).filter((lines) => lines.length > 0);
 }
 
-/** The section within `limit` tokens: whole, or its newest lines, a "… N more" line and its oldest line. */
-function fitSection(section: MemorySection, costs: readonly number[], limit: number): string[] {
+/**
+ * The section within `limit` tokens: whole (its lines cost `need`), or its newest lines, a
+ * "… N more" line and its oldest line.
+ */
+function fitSection(section: MemorySection, costs: readonly number[], need: number, limit: number): string[] {
   const { title, lines } = section;
-  if (costs.reduce((total, cost) => total + cost, 0) <= limit) return [title, ...lines];
+  if (need <= limit) return [title, ...lines];
   let room = limit - costs[costs.length - 1]! - MORE_LINE_TOKENS;
   if (room < 0) return [];
   const newest: string[] = [];
