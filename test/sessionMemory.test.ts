@@ -13,6 +13,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { buildSessionMemory } from '../src/activities/sessionMemory';
 import type { SummarizeResult } from '../src/activities/types';
 import { isMemoryMessage } from '../src/model/memoryFormat';
+import type { ChatMessage } from '../src/model/messages';
 import { startSimulator } from '../src/simulator/server';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
 import { activitiesOn } from './helpers/activitiesOn';
@@ -29,28 +30,47 @@ describe('session memory', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /**
+   * A transcript written to the store as a session would: the system prompt at seq 0, the task at
+   * seq 1, then each message at the next seq. A call is the agent's message (`said`, or none)
+   * declaring it and the tool's result.
+   */
+  async function transcript(sessionId: string, opening = { system: 'sys', task: 'task' }) {
+    let seq = 0;
+    const put = (message: ChatMessage, meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
+    const call = async (name: string, args: Record<string, unknown>, output: string, said: string | null = null) => {
+      const id = `call_${seq}`;
+      await put({ role: 'assistant', content: said, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
+      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name });
+    };
+    await put({ role: 'system', content: opening.system });
+    await put({ role: 'user', content: opening.task });
+    return {
+      put,
+      call,
+      run: (command: string, output: string, said: string | null = null) => call('run_command', { command }, output, said),
+      /** The seq of the newest message. */
+      last: () => seq - 1,
+      /** The memory when everything after the task left the context, summarized, except the newest call and result. */
+      memory: async (budgetTokens: number) =>
+        buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens }),
+    };
+  }
+
   /** A session with two user messages after the task, a write, a listing, a read and a failing test run. */
   async function session(sessionId: string): Promise<number> {
-    let seq = 0;
-    const put = (message: Parameters<SqliteTranscriptStore['put']>[2], meta?: Record<string, unknown>) =>
-      store.put(sessionId, seq++, message, meta);
-    const call = async (name: string, args: Record<string, unknown>, output: string, isError = false) => {
-      const id = `call_${seq}`;
-      await put({ role: 'assistant', content: `calling ${name}`, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
-      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name, isError });
-    };
-    await put({ role: 'system', content: 'You are a careful agent.' });
-    await put({ role: 'user', content: 'Port the parser.' });
+    const { put, call, last } = await transcript(sessionId, { system: 'You are a careful agent.', task: 'Port the parser.' });
+    const calling = (name: string, args: Record<string, unknown>, output: string) => call(name, args, output, `calling ${name}`);
     await put({ role: 'user', content: 'CONSTRAINT: never edit vendor/. The release is code-named Osprey.' });
-    await call('write_file', { path: 'src/parser.ts', content: 'export const x = 1;\n' }, 'wrote 20 bytes to src/parser.ts');
-    await call('list_files', { path: '.' }, 'legacy_grammar.pegjs\nsrc/\nvendor/');
-    await call('read_file', { path: 'README.md' }, '# readme');
-    await call('run_command', { command: 'npm test' }, 'ok 1 - lexer\nnot ok 2 - parser rejects empty input\n  AssertionError: expected throw\nexit code: 1');
+    await calling('write_file', { path: 'src/parser.ts', content: 'export const x = 1;\n' }, 'wrote 20 bytes to src/parser.ts');
+    await calling('list_files', { path: '.' }, 'legacy_grammar.pegjs\nsrc/\nvendor/');
+    await calling('read_file', { path: 'README.md' }, '# readme');
+    await calling('run_command', { command: 'npm test' }, 'ok 1 - lexer\nnot ok 2 - parser rejects empty input\n  AssertionError: expected throw\nexit code: 1');
     await put({ role: 'user', content: 'Now also update the changelog, please.' });
-    await call('run_command', { command: 'npm run lint' }, 'all clean\nexit code: 0');
+    await calling('run_command', { command: 'npm run lint' }, 'all clean\nexit code: 0');
     // A later listing no longer shows the deleted file; the memory still names it.
-    await call('list_files', { path: '.' }, 'src/\nvendor/');
-    return seq - 1;
+    await calling('list_files', { path: '.' }, 'src/\nvendor/');
+    return last();
   }
 
   it('quotes the user messages after the task and lists the artifact trail and how to get back what left', async () => {
@@ -75,40 +95,22 @@ describe('session memory', () => {
   });
 
   it('counts runs of a command that differ only in numbers once, so they do not push out an older distinct one', async () => {
-    const sessionId = 'mem-5';
-    let seq = 0;
-    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
-    await put({ role: 'system', content: 'sys' });
-    await put({ role: 'user', content: 'task' });
-    const run = async (command: string, output: string) => {
-      const id = `call_${seq}`;
-      await put({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command }) } }] });
-      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: 'run_command' });
-    };
+    const { run, memory } = await transcript('mem-5');
     await run('echo "parser benchmark: $((1031*7)) ops/s"', 'parser benchmark: 7217 ops/s\nexit code: 0');
     for (let i = 1; i <= 30; i++) await run(`seq -f 'test case %.0f: ok' 1 ${100 + i}`, `test case 1: ok\ntest case ${100 + i}: ok\nexit code: 0`);
-    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: 2048 });
+    const text = await memory(2048);
     assert.match(text, /parser benchmark: 7217 ops\/s/, 'the older distinct command and its result');
     assert.match(text, /test case 130: ok \(30 runs alike\)/, 'the repeated one, once, by its newest run');
     assert.equal(text.match(/seq -f/g)?.length, 1);
   });
 
   it('a trail section cut short keeps its newest lines and its oldest one; one long section does not starve the others', async () => {
-    const sessionId = 'mem-6';
-    let seq = 0;
-    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
-    await put({ role: 'system', content: 'sys' });
-    await put({ role: 'user', content: 'task' });
-    const call = async (name: string, args: Record<string, unknown>, output: string) => {
-      const id = `call_${seq}`;
-      await put({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
-      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name });
-    };
+    const { call, memory } = await transcript('mem-6');
     await call('write_file', { path: 'src/first-module.ts', content: 'x' }, 'wrote 1 bytes');
     await call('list_files', { path: '.' }, 'legacy_grammar.pegjs\nsrc/');
     for (let i = 0; i < 120; i++) await call('write_file', { path: `notes/step-${i}-${'x'.repeat(40)}.md`, content: 'n' }, 'wrote 1 bytes');
     const budget = 700;
-    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: budget });
+    const text = await memory(budget);
     assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
     assert.match(text, /notes\/step-119-/, 'the newest file written');
     assert.match(text, /more between \(search_transcript finds them\), and the oldest:\n- src\/first-module\.ts/, 'and the first one');
@@ -116,26 +118,16 @@ describe('session memory', () => {
   });
 
   it('keeps what left messages stated and what their outputs said, each once, within its budget', async () => {
-    const sessionId = 'mem-7';
-    let seq = 0;
-    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
-    await put({ role: 'system', content: 'sys' });
-    await put({ role: 'user', content: 'task' });
-    const run = async (content: string, command: string, output: string) => {
-      const id = `call_${seq}`;
-      await put({ role: 'assistant', content, tool_calls: [{ id, type: 'function', function: { name: 'run_command', arguments: JSON.stringify({ command }) } }] });
-      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: 'run_command' });
-    };
+    const { run, memory } = await transcript('mem-7');
     const noise = Array.from({ length: 150 }, (_, i) => `test case ${i}: ok`).join('\n');
-    await run("I'll check the lexer first.", 'npm test', `${noise}\nnot ok 2 - parser rejects empty input\n${noise}\nexit code: 1`);
-    await run('The root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts.', 'node bench.js', `${noise}\nparser benchmark: 7217 ops/s\n${noise}\nexit code: 0`);
+    const cause = 'The root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts.';
+    await run('npm test', `${noise}\nnot ok 2 - parser rejects empty input\n${noise}\nexit code: 1`, "I'll check the lexer first.");
+    await run('node bench.js', `${noise}\nparser benchmark: 7217 ops/s\n${noise}\nexit code: 0`, cause);
     // The same failure restated twenty times, and many more outputs that say something.
-    for (let i = 0; i < 20; i++) {
-      await run('The root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts.', `npm test -- --run ${i}`, `${noise}\nnot ok 2 - parser rejects empty input\nexit code: 1`);
-    }
-    for (let i = 0; i < 60; i++) await run(`Decided to split module ${i} into two files.`, `wc -l part${i}.ts`, `lines counted: ${1000 + i}\nexit code: 0`);
+    for (let i = 0; i < 20; i++) await run(`npm test -- --run ${i}`, `${noise}\nnot ok 2 - parser rejects empty input\nexit code: 1`, cause);
+    for (let i = 0; i < 60; i++) await run(`wc -l part${i}.ts`, `lines counted: ${1000 + i}\nexit code: 0`, `Decided to split module ${i} into two files.`);
     const budget = 900;
-    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: budget });
+    const text = await memory(budget);
     assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
     const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Commands'));
     assert.equal(said.match(/not ok 2 - parser rejects empty input/g)?.length, 1, 'a line restated twenty times is one');
@@ -152,23 +144,14 @@ describe('session memory', () => {
   });
 
   it('confirmations of writes and file contents read do not crowd out what commands printed (bench/facts, issue #25)', async () => {
-    const sessionId = 'mem-8';
-    let seq = 0;
-    const put = (message: Parameters<typeof store.put>[2], meta: Record<string, unknown> = {}) => store.put(sessionId, seq++, message, meta);
-    await put({ role: 'system', content: 'sys' });
-    await put({ role: 'user', content: 'task' });
-    const call = async (name: string, args: Record<string, unknown>, output: string) => {
-      const id = `call_${seq}`;
-      await put({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
-      await put({ role: 'tool', tool_call_id: id, content: output }, { toolName: name });
-    };
+    const { call, memory } = await transcript('mem-8');
     await call('run_command', { command: 'node bench.js' }, 'warming up\nparser benchmark: 7217 ops/s\ndone\nexit code: 0');
     for (let i = 0; i < 80; i++) {
       const path = `notes/step-${(i * 7919).toString(16)}a-${i}.md`;
       await call('write_file', { path, content: 'n'.repeat(500 + i) }, `wrote ${500 + i} bytes to ${path}`);
       await call('read_file', { path }, `# Notes\nversion 1.${i}.0 took ${i} ms`);
     }
-    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, seq - 3]], kept: [[0, 1], [seq - 2, seq - 1]], budgetTokens: 700 });
+    const text = await memory(700);
     const said = text.slice(text.indexOf('## What tool outputs said'));
     assert.match(said, /parser benchmark: 7217 ops\/s/);
     assert.doesNotMatch(said, /wrote \d+ bytes|took \d+ ms/);
@@ -181,14 +164,10 @@ describe('session memory', () => {
   });
 
   it('stays within a small budget: older user messages shrink to one line, the trail to what fits', async () => {
-    const sessionId = 'mem-3';
-    await store.put(sessionId, 0, { role: 'system', content: 'sys' });
-    await store.put(sessionId, 1, { role: 'user', content: 'task' });
-    for (let seq = 2; seq < 40; seq++) {
-      await store.put(sessionId, seq, { role: 'user', content: `Message ${seq}: ${'please keep going with the refactoring of module '.repeat(6)}` });
-    }
+    const { put } = await transcript('mem-3');
+    for (let seq = 2; seq < 40; seq++) await put({ role: 'user', content: `Message ${seq}: ${'please keep going with the refactoring of module '.repeat(6)}` });
     const budget = 400;
-    const text = buildSessionMemory({ rows: await store.list(sessionId), taskSeq: 1, summarized: [[2, 39]], kept: [[0, 1]], budgetTokens: budget });
+    const text = buildSessionMemory({ rows: await store.list('mem-3'), taskSeq: 1, summarized: [[2, 39]], kept: [[0, 1]], budgetTokens: budget });
     assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
     assert.match(text, /Message 39: please keep going/, 'the newest verbatim');
     assert.match(text, /first words only/, 'older ones as one line each');

@@ -1,7 +1,7 @@
 /** The scripted agent's `[sim say …]` line: the text it replies with at the step of the call before it. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nextReply } from '../src/simulator/script';
+import { nextReply, parseDirective, withoutDirective } from '../src/simulator/script';
 
 const options = { defaultSteps: 3, followUpSteps: 2, outputBytes: { min: 10, max: 20 }, marker: undefined };
 
@@ -25,6 +25,8 @@ describe('[sim say …]', () => {
     );
     assert.equal(second.content, 'The root cause is TAB_WIDTH = 4.');
     assert.equal(second.tool_calls?.[0]?.function.name, 'read_file');
-    assert.ok(!task.includes('TAB_WIDTH'));
+    // What the user asked, as the simulator quotes and summarizes it: the say lines are plumbing, in plain words or not.
+    assert.equal(withoutDirective(task), 'Fix it.');
+    assert.equal(parseDirective(task), undefined, 'a say line is not a [sim …] directive either');
   });
 });

@@ -8,7 +8,7 @@ import type { ChatMessage } from '../model/messages';
 import { viewMarker } from '../model/viewFormat';
 import type { MessageMeasure } from '../policy/ledger';
 import type { ActivityDeps } from './deps';
-import { measureOf } from './measure';
+import { capText, measureOf } from './measure';
 import { byImportance, tellingLines, type TellingLine } from './memory/tellingLines';
 import type { CutToolResultsInput, ViewRequest } from './types';
 
@@ -85,7 +85,7 @@ function middleOf(lines: readonly TellingLine[], room: number): string {
   const kept: Array<{ index: number; shown: string }> = [];
   let used = 0;
   for (const line of byImportance(lines)) {
-    const shown = line.text.length <= MIDDLE_LINE_CHARS ? line.text : `${line.text.slice(0, MIDDLE_LINE_CHARS)}…`;
+    const shown = capText(line.text, MIDDLE_LINE_CHARS);
     if (used + shown.length + 1 > room) continue;
     kept.push({ index: line.index, shown });
     used += shown.length + 1;

@@ -45,27 +45,27 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
   const originals = input.rows.filter((row) => row.meta.kind === undefined);
   const throughSeq = originals.at(-1)?.seq ?? input.taskSeq;
   const header = memoryMessageHeader(throughSeq);
-  const left = leftSection(originals, input.summarized, input.kept);
-  let remaining = input.budgetTokens - countTokens(header) - countTokens(left.join('\n')) - 8;
+  const outOfContext = leftSeqs(originals, input.kept);
+  const leftLines = leftSection(outOfContext, input.summarized);
+  let remaining = input.budgetTokens - countTokens(header) - countTokens(leftLines.join('\n')) - 8;
 
   const users = userMessages(originals, input.taskSeq);
   const quoted = quoteUserMessages(users, Math.max(0, Math.floor(remaining * USER_MESSAGES_SHARE)));
   remaining -= countTokens(quoted.lines.join('\n'));
 
-  const gone = leftSeqs(originals, input.kept);
-  const leaving = originals.filter((row) => gone.has(row.seq) && row.seq > input.taskSeq);
+  const leaving = originals.filter((row) => outOfContext.has(row.seq) && row.seq > input.taskSeq);
   const tools = toolFacts(originals);
   const sections = [
     { title: '## Stated by the user and the agent (constraints, decisions, findings; newest first)', lines: statedLines(leaving, quoted.verbatim) },
     {
       title: '## What tool outputs said (errors, failing checks, printed values; newest first)',
-      lines: outputLines(tools.filter((fact) => gone.has(fact.resultSeq))),
+      lines: outputLines(tools.filter((fact) => outOfContext.has(fact.resultSeq))),
     },
     { title: '## Files written or edited (path, last seq, size)', lines: writtenFiles(tools) },
     { title: '## Commands, newest first (exit status and last output line; runs alike counted once)', lines: commandLines(tools) },
     { title: '## Files read or listed (newest first)', lines: readFiles(tools) },
   ];
-  return [header, '', ...[quoted.lines, ...fitSections(sections, remaining)].flatMap((lines) => (lines.length > 0 ? [...lines, ''] : [])), ...left].join('\n');
+  return [header, '', ...[quoted.lines, ...fitSections(sections, remaining)].flatMap((lines) => (lines.length > 0 ? [...lines, ''] : [])), ...leftLines].join('\n');
 }
 
 /** The memory as the message the context carries. */

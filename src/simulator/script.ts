@@ -56,7 +56,7 @@ interface ScriptedStep {
 const DIRECTIVE = /\[sim\b(?!\s+(?:call|also|say)\s)([^\]]*)\]/;
 // A whole line, so the JSON arguments may hold brackets of their own.
 const SCRIPTED_CALL = /^\s*\[sim\s+(call|also)\s+(\S+)\s+(.*)\]\s*$/gm;
-const SCRIPTED_SAY = /^\s*\[sim\s+say\s+(.*)\]\s*$/gm;
+const SCRIPTED_SAY = /^\s*\[sim\s+say\s+(?<said>.*)\]\s*$/gm;
 const CALL_ID = /^call_(\d+)_(\d+)_[0-9a-f]{8}$/;
 
 /** Parts that do not parse are ignored: a typo must not crash the scripted agent. */
@@ -87,17 +87,19 @@ export function parseDirective(text: string): Directive | undefined {
 
 /**
  * The `[sim call …]` lines of a user message, in order, each a step with the `[sim also …]` lines
- * after it. A line whose arguments are not a JSON object is left out, as a typo in a directive is
- * elsewhere; an `also` with no step before it starts one.
+ * after it and the text of a `[sim say …]` line among them. A line whose arguments are not a JSON
+ * object is left out, as a typo in a directive is elsewhere; an `also` with no step before it
+ * starts one.
  */
 function parseScriptedCalls(text: string): ScriptedStep[] {
   const steps: Array<{ calls: ScriptedCall[]; say?: string }> = [];
   const lines = [...text.matchAll(SCRIPTED_CALL), ...text.matchAll(SCRIPTED_SAY)].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
   for (const found of lines) {
     const last = steps[steps.length - 1];
-    if (found.length === 2) {
+    const said = found.groups?.said;
+    if (said !== undefined) {
       // A `say` line: the text of the step before it; one with no step before it is ignored.
-      if (last !== undefined) last.say = saidText(found[1] ?? '');
+      if (last !== undefined) last.say = saidText(said);
       continue;
     }
     try {

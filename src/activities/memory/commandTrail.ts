@@ -1,6 +1,6 @@
 /** The memory's command trail: the newest distinct commands with exit status and last output line. Pure. */
-import { clip, shapeOf } from './text';
-import { exitCode, type ToolFacts } from './toolResults';
+import { LINE_CHARS, clip, shapeOf } from './text';
+import { STATUS_LINE, callLabel, exitCode, lastLine, type ToolFacts } from './toolResults';
 
 /** Distinct commands kept (a command run again and again, with results alike, is one). */
 const COMMANDS_KEPT = 10;
@@ -30,12 +30,11 @@ export function commandLines(tools: readonly ToolFacts[]): string[] {
       const status = code !== undefined ? `exit code ${code}` : isError ? 'failed' : 'no exit code';
       const result = resultLine(output);
       const more = runs > 1 ? ` (${runs} runs alike)` : '';
-      return `- seq ${resultSeq}: \`${clip(String(call.args.command))}\` → ${status}${result === '' ? '' : `: ${clip(result, RESULT_CHARS)}`}${more}`;
+      return `- seq ${resultSeq}: ${callLabel(call, LINE_CHARS)} → ${status}${result === '' ? '' : `: ${clip(result, RESULT_CHARS)}`}${more}`;
     });
 }
 
-/** The last line a command printed before its status line. */
+/** The last line a command printed before its status line: the status is shown on its own. */
 function resultLine(output: string): string {
-  const lines = output.split('\n').filter((line) => line.trim() !== '' && !/^(exit code: |killed )/.test(line));
-  return lines.at(-1)?.trim() ?? '';
+  return lastLine(output, STATUS_LINE);
 }

@@ -2,7 +2,7 @@
  * Fits the memory's trail sections into what is left of its budget: each may first take an equal
  * share, and a section cut short keeps its newest lines and its oldest one. Pure.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { lineTokens } from './text';
 
 /** A titled list of lines, newest first; a line may span several text lines (a result and its telling lines). */
 export interface MemorySection {
@@ -13,8 +13,8 @@ export interface MemorySection {
 function moreLine(omitted: number): string {
   return `- … ${omitted} more between (search_transcript finds them), and the oldest:`;
 }
-/** What a "… N more" line costs at most (and its newline). */
-const MORE_LINE_TOKENS = countTokens(moreLine(99_999)) + 1;
+/** What a "… N more" line costs at most. */
+const MORE_LINE_TOKENS = lineTokens(moreLine(99_999));
 
 /**
  * The sections within `budget`: each may first take an equal share, so a long one (a file written
@@ -24,9 +24,9 @@ const MORE_LINE_TOKENS = countTokens(moreLine(99_999)) + 1;
  */
 export function fitSections(sections: readonly MemorySection[], budget: number): string[][] {
   const present = sections.filter((section) => section.lines.length > 0);
-  const costs = present.map((section) => section.lines.map((line) => countTokens(line) + 1));
+  const costs = present.map((section) => section.lines.map(lineTokens));
   const needs = costs.map((lineCosts) => lineCosts.reduce((total, cost) => total + cost, 0));
-  const titles = present.reduce((total, section) => total + countTokens(section.title) + 1, 0);
+  const titles = present.reduce((total, section) => total + lineTokens(section.title), 0);
   const share = Math.floor(Math.max(0, budget - titles) / Math.max(1, present.length));
   const limits = needs.map((need) => Math.min(need, share));
   let spare = limits.reduce((left, limit) => left - limit, Math.max(0, budget - titles));
@@ -35,13 +35,16 @@ export function fitSections(sections: readonly MemorySection[], budget: number):
     limits[index]! += extra;
     spare -= extra;
   }
-  return present.map((section, index) => fitSection(section, costs[index]!, limits[index]!)).filter((lines) => lines.length > 0);
+  return present.map((section, index) => fitSection(section, costs[index]!, needs[index]!, limits[index]!)).filter((lines) => lines.length > 0);
 }
 
-/** The section within `limit` tokens: whole, or its newest lines, a "… N more" line and its oldest line. */
-function fitSection(section: MemorySection, costs: readonly number[], limit: number): string[] {
+/**
+ * The section within `limit` tokens: whole (its lines cost `need`), or its newest lines, a
+ * "… N more" line and its oldest line.
+ */
+function fitSection(section: MemorySection, costs: readonly number[], need: number, limit: number): string[] {
   const { title, lines } = section;
-  if (costs.reduce((total, cost) => total + cost, 0) <= limit) return [title, ...lines];
+  if (need <= limit) return [title, ...lines];
   let room = limit - costs[costs.length - 1]! - MORE_LINE_TOKENS;
   if (room < 0) return [];
   const newest: string[] = [];

@@ -10,10 +10,13 @@ export function leftSeqs(originals: readonly StoredMessage[], kept: readonly Seq
   return new Set(originals.map((row) => row.seq).filter((seq) => !keptSeqs.has(seq)));
 }
 
-/** What left the context and how to get it back: always there, whatever the budget. */
-export function leftSection(originals: readonly StoredMessage[], summarizedRuns: readonly SeqRun[], kept: readonly SeqRun[]): string[] {
+/**
+ * What left the context (`left`, from `leftSeqs`) and how to get it back: always there, whatever
+ * the budget. A seq that left and is not summarized was dropped by a truncation.
+ */
+export function leftSection(left: ReadonlySet<number>, summarizedRuns: readonly SeqRun[]): string[] {
   const summarized = new Set(fromSeqRuns(summarizedRuns));
-  const truncated = [...leftSeqs(originals, kept)].filter((seq) => !summarized.has(seq));
+  const truncated = [...left].filter((seq) => !summarized.has(seq));
   return [
     '## What left the context, and how to get it back',
     ...(summarized.size > 0 ? [`- Summarized (the summary below stands for them): seqs ${runsText(toSeqRuns([...summarized].sort((a, b) => a - b)))}.`] : []),

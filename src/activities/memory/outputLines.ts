@@ -5,7 +5,7 @@
 import { isWriteTool } from './fileTrail';
 import { byImportance, tellingLines } from './tellingLines';
 import { clip, sameness, shapeOf } from './text';
-import { callLabel, exitCode, type ToolFacts } from './toolResults';
+import { EXIT_LINE, callLabel, exitCode, lastLine, type ToolFacts } from './toolResults';
 
 /** Telling lines kept of one output: a run of 200 failing cases must not fill the section alone. */
 const PER_OUTPUT = 6;
@@ -30,7 +30,7 @@ export function outputLines(tools: readonly ToolFacts[]): string[] {
   const shown = new Set<string>();
   for (const { call, output, resultSeq, isError } of [...tools].reverse()) {
     if (isWriteTool(call.name) || NOT_STATEMENTS.has(call.name)) {
-      if (isError) entries.push(`- seq ${resultSeq} (${callLabel(call)}, failed): ${clip(lastLine(output), TELLING_CHARS)}`);
+      if (isError) entries.push(`- seq ${resultSeq} (${callLabel(call)}, failed): ${clip(failureLine(output), TELLING_CHARS)}`);
       continue;
     }
     const lines: string[] = [];
@@ -45,17 +45,12 @@ export function outputLines(tools: readonly ToolFacts[]): string[] {
     const code = exitCode(output);
     const status = code !== undefined ? `exit code ${code}` : isError ? 'failed' : 'ok';
     if (lines.length > 0) entries.push([`- seq ${resultSeq} (${callLabel(call)}, ${status}):`, ...lines].join('\n'));
-    else if (isError && telling.length === 0) entries.push(`- seq ${resultSeq} (${callLabel(call)}, ${status}): ${clip(lastLine(output), TELLING_CHARS)}`);
+    else if (isError && telling.length === 0) entries.push(`- seq ${resultSeq} (${callLabel(call)}, ${status}): ${clip(failureLine(output), TELLING_CHARS)}`);
   }
   return entries;
 }
 
-function lastLine(output: string): string {
-  return (
-    output
-      .split('\n')
-      .filter((line) => line.trim() !== '' && !/^exit code: /.test(line))
-      .at(-1)
-      ?.trim() ?? ''
-  );
+/** A failing output's last line; a `killed after …` status stays, because it is why the command failed. */
+function failureLine(output: string): string {
+  return lastLine(output, EXIT_LINE);
 }

@@ -4,6 +4,7 @@
  * context, and a head-and-tail view keeps those of its cut middle. Pure; linear in the output
  * (each line is tested on at most its first `SCANNED_CHARS` characters).
  */
+import { STATUS_LINE } from './toolResults';
 
 export const TellingKind = {
   /** A compiler, runtime or shell error. */
@@ -92,8 +93,6 @@ const VALUE_RULES: readonly RegExp[] = [
  * `test x ... ok`): their durations are not values worth keeping.
  */
 const PASSING = /^(?:[✓✔√]\s|ok\b|--- PASS|PASS\b|test \S+ \.\.\. ok$)/;
-/** agentd's own status line of `run_command`. */
-const STATUS_LINE = /^(?:exit code: |killed )/;
 
 /** The kind of a line that tells something, or undefined for the rest. */
 export function tellingKind(line: string): TellingKind | undefined {

@@ -1,12 +1,18 @@
-/** Small text helpers the session memory's sections share: one-line clips, indents, shapes. Pure. */
+/** Small text helpers the session memory's sections share: one-line clips, indents, shapes, line costs. Pure. */
+import { countTokens } from 'gpt-tokenizer';
+import { capText } from '../measure';
 
 /** Characters a memory line keeps: a line is a pointer and a fact, not the whole message. */
 export const LINE_CHARS = 200;
 
+/** What one line of the memory costs against its budget: its tokens and the newline that joins it. */
+export function lineTokens(line: string): number {
+  return countTokens(line) + 1;
+}
+
 /** `text` on one line, at most `chars` characters (an ellipsis marks a cut). */
 export function clip(text: string, chars = LINE_CHARS): string {
-  const line = text.replace(/\s*\n\s*/g, ' ');
-  return line.length <= chars ? line : `${line.slice(0, chars)}…`;
+  return capText(text.replace(/\s*\n\s*/g, ' '), chars);
 }
 
 /** The first `count` words of `text`, on one line. */

@@ -41,6 +41,17 @@ export function exitCode(output: string): string | undefined {
   return match?.[1];
 }
 
+/** The line `run_command` ends its output with when the command exited (`builtin/runCommand.ts`). */
+export const EXIT_LINE = /^exit code: /;
+/** Any status line `run_command` ends with: the exit, or `killed …` on a timeout or a signal. */
+export const STATUS_LINE = /^(?:exit code: |killed )/;
+
+/** The last non-blank line of `output` that `skipped` does not match, trimmed; empty when there is none. */
+export function lastLine(output: string, skipped: RegExp): string {
+  const lines = output.split('\n').filter((line) => line.trim() !== '' && !skipped.test(line));
+  return lines.at(-1)?.trim() ?? '';
+}
+
 /** How a call is named in a memory line: its command, or the tool's name. */
 export function callLabel(call: CallFacts, chars = 80): string {
   return typeof call.args.command === 'string' ? `\`${clip(call.args.command, chars)}\`` : call.name;

@@ -1,10 +1,9 @@
 /** The memory's quotes of what the user wrote after the task: verbatim while they fit, then first words. Pure. */
-import { countTokens } from 'gpt-tokenizer';
 import { isMemoryMessage } from '../../model/memoryFormat';
 import { isNotice } from '../../model/noticeFormat';
 import { isSummaryMessage } from '../../model/summaryFormat';
 import type { StoredMessage } from '../../store/transcriptStore';
-import { firstWords, indent } from './text';
+import { firstWords, indent, lineTokens } from './text';
 
 /** Words kept of a user message that no longer fits verbatim. */
 const FIRST_WORDS = 12;
@@ -35,14 +34,14 @@ export function quoteUserMessages(users: readonly StoredMessage[], budget: numbe
   if (users.length === 0) return { lines: [], verbatim: verbatimSeqs };
   const title = '## Messages from the user after the task (newest first, verbatim)';
   const lines = [title];
-  let cost = countTokens(title) + 1;
+  let cost = lineTokens(title);
   let verbatim = true;
   const short: string[] = [];
   for (const row of [...users].reverse()) {
     const text = row.message.content ?? '';
     if (verbatim) {
       const line = `- seq ${row.seq}:\n${indent(text)}`;
-      const lineCost = countTokens(line) + 1;
+      const lineCost = lineTokens(line);
       if (cost + lineCost <= budget) {
         lines.push(line);
         verbatimSeqs.add(row.seq);
@@ -52,7 +51,7 @@ export function quoteUserMessages(users: readonly StoredMessage[], budget: numbe
       verbatim = false;
     }
     const line = `- seq ${row.seq}: ${firstWords(text, FIRST_WORDS)}`;
-    const lineCost = countTokens(line) + 1;
+    const lineCost = lineTokens(line);
     if (cost + lineCost > budget) break;
     short.push(line);
     cost += lineCost;
