@@ -1,5 +1,5 @@
 /** A session's page: state, chart, notices, memory and transcript, refreshed every few seconds; the controls. */
-import { ApiError, byId, el, gauge, getJson, int, markLive, postJson, REFRESH_MS, showError, usd } from './common.js';
+import { ApiError, byId, el, gauge, getJson, int, markLive, percent, postJson, REFRESH_MS, showError, usd } from './common.js';
 
 type SeqRun = [number, number];
 
@@ -94,7 +94,7 @@ function runLinks(runs: SeqRun[]): HTMLElement {
 
 /** `87%`: cached over prompt tokens, worked out from the counts (states from before the ratio have them too). */
 function cacheShare(cached: number, prompt: number): string {
-  return prompt > 0 ? `${Math.round((Math.min(cached, prompt) / prompt) * 100)}%` : '–';
+  return prompt > 0 ? percent(Math.min(cached, prompt) / prompt) : '–';
 }
 
 /** `$0.0123 for 1 summary call: 14,700 prompt (82% cached) + 174 completion`; empty for a compaction that called no model. */
