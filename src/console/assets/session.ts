@@ -3,7 +3,12 @@ import { ApiError, byId, el, gauge, getJson, int, markLive, percent, postJson, R
 
 type SeqRun = [number, number];
 
-/** One role's spend, or one compaction's (`CallSpendReport`). */
+/**
+ * One role's spend, or one compaction's: the fields of `CallSpend` (src/policy/spend.ts) the page
+ * reads. Written again because these scripts compile on their own with `rootDir` here (see
+ * tsconfig.json): even a type-only import from src pulls spend.ts into this program (TS6059), and
+ * a wider rootDir would emit it as an ES module over the server's CommonJS dist/src/policy/spend.js.
+ */
 interface Spend {
   calls: number;
   promptTokens: number;
