@@ -164,7 +164,7 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       assert.ok(result.steps > 10, `the session went on past its pause (${result.steps} steps)`);
       assert.ok(simulator.stats().requests > requestsBefore, 'the model was called again after approve');
       await waitForText(page, '#status', /completed/);
-      await waitForText(page, '#transcript .entry.role-user pre', new RegExp(`^${INJECTED.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      await waitForText(page, '#transcript .entry.role-user pre', new RegExp(`^${escaped(INJECTED)}$`));
       assert.equal(await page.$('#injected'), null, 'no element was made from the transcript text');
       assert.equal(await page.$('#transcript b'), null);
       assert.deepEqual(problems, [], 'no script error and no resource refused by the CSP');

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import { changedLines, freshNotices, renderGauge, renderWatchFrame, windowLabel } from '../src/cli/renderWatch';
 import { watchSession } from '../src/cli/watch';
 import { renderSessionTable } from '../src/cli/renderList';
+import { NO_SPEND, reportSpend } from '../src/policy/spend';
 import type { CompactionNotice, SessionState } from '../src/session/state';
 
 describe('renderGauge', () => {
@@ -64,8 +65,8 @@ describe('watchSession on a terminal', () => {
     context: { tokens: 1000 * step, window: 32_768, messages: 2 + 2 * step },
     usage: { modelCalls: step, promptTokens: 1000 * step, completionTokens: 50 * step },
     spend: {
-      agent: { calls: step, promptTokens: 1000 * step, completionTokens: 50 * step, cachedTokens: 500 * step, uncachedTokens: 500 * step, cacheHitRatio: 0.5, costUsd: 0.001 * step },
-      summary: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, uncachedTokens: 0, cacheHitRatio: 0, costUsd: 0 },
+      agent: reportSpend({ calls: step, promptTokens: 1000 * step, completionTokens: 50 * step, cachedTokens: 500 * step, costUsd: 0.001 * step }),
+      summary: reportSpend(NO_SPEND),
       totalTokens: 1050 * step, costUsd: 0.001 * step, cacheHitRatio: 0.5, price: { inputPerMillion: 1, outputPerMillion: 1 },
     },
     budget: { maxSteps: 10, maxRepeatedToolCalls: 4, approvalTimeoutSeconds: 0, approvals: 0 },

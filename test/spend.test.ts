@@ -153,10 +153,13 @@ describe("a compaction's notice and what it was billed", () => {
   const billed = { calls: 1, promptTokens: 10_000, completionTokens: 300, cachedTokens: 7_500, costUsd: 0.01 };
 
   it('a summary carries its calls, once; a prune or a truncation after it carries zeros', () => {
-    const record = new CompactionRecord(carry());
+    const carried = carry();
+    const record = new CompactionRecord(carried);
     record.bill(billed);
     const summary = record.done(applied('summary'), at);
     assert.deepEqual(summary.spend, { ...billed, uncachedTokens: 2_500, cacheHitRatio: 0.75 });
+    assert.deepEqual(carried.notices[0]?.spend, billed, 'the carry keeps the counts; the shares are worked out when shown');
+    assert.deepEqual(record.report().notices[0], summary);
     for (const strategy of ['prune', 'truncate'] as const) {
       assert.deepEqual(record.done(applied(strategy), at).spend, { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0, uncachedTokens: 0, cacheHitRatio: 0 });
     }

@@ -1,16 +1,15 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
 import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
 import { printable } from './printable';
-import { kTokens, renderCompactionSpend, renderSpend } from './renderAmounts';
+import { kTokens, renderCompactionSpend, renderShare, renderSpend } from './renderAmounts';
 
 export function renderState(state: SessionState): string {
-  const fill = Math.round((state.context.tokens / state.context.window) * 100);
   const lines = [
     `session   ${state.sessionId}`,
     `status    ${state.status}${state.outcome ? ` (${state.outcome})` : ''}`,
     `model     ${state.model}`,
     `progress  turn ${state.turn}/${state.maxTurns}, step ${state.step}/${state.maxSteps}, run ${state.runs}`,
-    `context   ${kTokens(state.context.tokens)} / ${kTokens(state.context.window)} tokens (${fill}%), ${state.context.messages} messages`,
+    `context   ${kTokens(state.context.tokens)} / ${kTokens(state.context.window)} tokens (${renderShare(state.context.tokens / state.context.window)}), ${state.context.messages} messages`,
     `trigger   ${kTokens(state.compaction.trigger)} tokens; ${state.compaction.compactions} compaction(s); breaker ${state.compaction.breaker.open ? 'OPEN' : 'closed'} (${state.compaction.breaker.consecutiveFailures} consecutive failures)`,
     `usage     ${state.usage.modelCalls} model calls, ${kTokens(state.usage.promptTokens)} prompt + ${kTokens(state.usage.completionTokens)} completion tokens`,
   ];

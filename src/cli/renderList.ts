@@ -1,5 +1,6 @@
 /** The table of `agentd list`: one row per session summary from the visibility index. Pure, so a test can call it. */
 import type { SessionSummary } from '../client/sessionList';
+import { renderShare } from './renderAmounts';
 
 const HEADER = ['SESSION', 'STATUS', 'STEPS', 'CONTEXT', 'COST', 'MODEL', 'STARTED'];
 
@@ -9,7 +10,7 @@ export function renderSessionTable(sessions: readonly SessionSummary[]): string 
     session.sessionId,
     session.status,
     session.step === undefined ? '-' : String(session.step),
-    session.contextFill === undefined ? '-' : `${Math.round(session.contextFill * 100)}%`,
+    session.contextFill === undefined ? '-' : renderShare(session.contextFill),
     // The index keeps cents (fleetAttributes.ts), so more digits would only be zeros.
     session.costUsd === undefined ? '-' : `$${session.costUsd.toFixed(2)}`,
     session.model ?? '-',

@@ -4,7 +4,7 @@
  */
 import type { SessionState } from '../session/state';
 import { renderNotice, renderToolCall } from './render';
-import { kTokens, renderCost, renderSpend } from './renderAmounts';
+import { kTokens, renderCost, renderShare, renderSpend } from './renderAmounts';
 
 const GAUGE_CELLS = 20;
 const TOOL_CALLS_SHOWN = 5;
@@ -30,7 +30,7 @@ export function renderGauge(tokens: number, window: number, trigger: number, cel
     bar += cell < filled ? '█' : '░';
   }
   if (mark >= cells) bar += '|';
-  return `[${bar}] ${percent(tokens, window)} of ${windowLabel(window)}, trigger ${percent(trigger, window)}`;
+  return `[${bar}] ${renderShare(tokens / window)} of ${windowLabel(window)}, trigger ${renderShare(trigger / window)}`;
 }
 
 /** The lines of one frame, the same every time for the same state. */
@@ -82,10 +82,6 @@ export function freshNotices(state: SessionState, seen: number): { lines: string
 /** Lines of `next` that differ from the line at the same place in `previous`: what a log-style watcher prints. */
 export function changedLines(previous: readonly string[], next: readonly string[]): string[] {
   return next.filter((line, index) => previous[index] !== line);
-}
-
-function percent(part: number, whole: number): string {
-  return `${Math.round((part / whole) * 100)}%`;
 }
 
 function firstLine(text: string): string {

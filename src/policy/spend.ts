@@ -41,10 +41,15 @@ export const NO_SPEND: Readonly<CallSpend> = Object.freeze({ calls: 0, promptTok
 
 const MILLION = 1_000_000;
 
+/** The cached part of a prompt, held to 0..`promptTokens` so a stray report cannot price or share past it. */
+function cachedPart(cachedTokens: number, promptTokens: number): number {
+  return Math.min(Math.max(cachedTokens, 0), promptTokens);
+}
+
 /** Cost of one call; zero without a price (the ledger then says the cost is unknown). */
 export function costOf(tokens: CallTokens, price: Price | undefined): number {
   if (!price) return 0;
-  const cached = Math.min(Math.max(tokens.cachedTokens ?? 0, 0), tokens.promptTokens);
+  const cached = cachedPart(tokens.cachedTokens ?? 0, tokens.promptTokens);
   const fresh = tokens.promptTokens - cached;
   const cachedPrice = price.cachedInputPerMillion ?? price.inputPerMillion;
   return (fresh * price.inputPerMillion + cached * cachedPrice + tokens.completionTokens * price.outputPerMillion) / MILLION;
@@ -92,7 +97,7 @@ export interface CallSpendReport extends CallSpend {
 
 /** Share of `promptTokens` the endpoint served from its prompt cache; 0 with no prompt. */
 export function cacheHitRatio(cachedTokens: number, promptTokens: number): number {
-  return promptTokens > 0 ? Math.min(Math.max(cachedTokens, 0), promptTokens) / promptTokens : 0;
+  return promptTokens > 0 ? cachedPart(cachedTokens, promptTokens) / promptTokens : 0;
 }
 
 /** `spend` with its cached and uncached prompt tokens apart, and its cache-hit ratio. */

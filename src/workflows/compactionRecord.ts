@@ -2,9 +2,9 @@
  * The session's record of compactions: a notice for each one done or failed, with what it was billed
  * (the newest kept), and counts by strategy. The `state` query shows it; the carry keeps it across runs.
  */
-import { NO_SPEND, reportSpend, sumSpend, type AppliedCompaction, type CallSpend, type CallSpendReport } from '../policy';
+import { NO_SPEND, reportSpend, sumSpend, type AppliedCompaction, type CallSpend } from '../policy';
 import type { CompactionNotice } from '../session/state';
-import type { CompactionCarry } from './sessionCarry';
+import type { CarriedNotice, CompactionCarry } from './sessionCarry';
 
 const NOTICES_KEPT = 20;
 
@@ -29,9 +29,9 @@ export class CompactionRecord {
   }
 
   /** The notice of a compaction that was carried out, counted under its strategy. */
-  done(applied: AppliedCompaction, at: SessionPosition, marks: Partial<CompactionNotice> = {}): CompactionNotice {
+  done(applied: AppliedCompaction, at: SessionPosition, marks: Partial<Omit<CompactionNotice, 'spend'>> = {}): CompactionNotice {
     const { event } = applied;
-    const notice: CompactionNotice = {
+    const notice: CarriedNotice = {
       ...stamp(at),
       reason: event.requestedBy,
       strategy: event.strategy,
@@ -46,14 +46,14 @@ export class CompactionRecord {
     };
     this.carried.byStrategy[notice.strategy] += 1;
     this.push(notice);
-    return notice;
+    return shown(notice);
   }
 
   /** The notice of a compaction that failed: it changed nothing, so it is not counted. */
   failed(notice: Omit<CompactionNotice, 'at' | 'turn' | 'step'>, at: SessionPosition): CompactionNotice {
-    const stamped: CompactionNotice = { ...stamp(at), ...notice, spend: this.takeBilled() };
+    const stamped: CarriedNotice = { ...stamp(at), ...notice, spend: this.takeBilled() };
     this.push(stamped);
-    return stamped;
+    return shown(stamped);
   }
 
   report() {
@@ -62,22 +62,28 @@ export class CompactionRecord {
       compactions: counts.prune + counts.summary + counts.truncate,
       byStrategy: { ...counts },
       noticesTotal: this.carried.noticesTotal,
-      notices: [...this.carried.notices],
+      notices: this.carried.notices.map(shown),
     };
   }
 
   /** A prune or a truncation calls no model: its notice says so with zeros. */
-  private takeBilled(): CallSpendReport {
-    const billed = reportSpend(this.billed ?? NO_SPEND);
+  private takeBilled(): CallSpend {
+    const billed = this.billed ?? { ...NO_SPEND };
     this.billed = undefined;
     return billed;
   }
 
-  private push(notice: CompactionNotice): void {
+  private push(notice: CarriedNotice): void {
     this.carried.noticesTotal += 1;
     this.carried.notices.push(notice);
     if (this.carried.notices.length > NOTICES_KEPT) this.carried.notices.shift();
   }
+}
+
+/** A carried notice as the `state` query shows it: its spend with the cached and uncached shares. */
+function shown(notice: CarriedNotice): CompactionNotice {
+  const { spend, ...rest } = notice;
+  return spend ? { ...rest, spend: reportSpend(spend) } : rest;
 }
 
 function stamp(at: SessionPosition) {

@@ -14,6 +14,7 @@ import {
   NO_REPEAT,
   NO_SPEND,
   reportSpend,
+  sumSpend,
   totalCost,
   totalTokens,
   withApproval,
@@ -66,8 +67,7 @@ export class SessionBudget {
    */
   recordSummary(usage: CallTokens, calls: number, possiblyBilledCalls = 0): CallSpend {
     const billed = addPossiblyBilled(calls > 0 ? addSpend(NO_SPEND, usage, this.input.prices, calls) : { ...NO_SPEND }, possiblyBilledCalls);
-    if (calls > 0) this.carried.summarySpend = addSpend(this.carried.summarySpend, usage, this.input.prices, calls);
-    this.carried.summarySpend = addPossiblyBilled(this.carried.summarySpend, possiblyBilledCalls);
+    this.carried.summarySpend = sumSpend(this.carried.summarySpend, billed);
     return billed;
   }
 

@@ -22,6 +22,13 @@ import type { CompactionNotice, ToolCallRecord, UsageTotals } from '../session/s
 
 export type StrategyCounts = Record<CompactionNotice['strategy'], number>;
 
+/**
+ * A compaction notice as the carry keeps it: its spend as counted. The cache's share of it is
+ * worked out from the counts when the notice is shown (`CompactionRecord`), not carried beside them.
+ * Carries from before this hold the shares too; showing them works them out again.
+ */
+export type CarriedNotice = Omit<CompactionNotice, 'spend'> & { spend?: CallSpend };
+
 /** What the compaction controller keeps between model calls: breaker, anchor, calibration, record. */
 export interface CompactionCarry {
   breaker: BreakerState;
@@ -32,7 +39,7 @@ export interface CompactionCarry {
   byStrategy: StrategyCounts;
   noticesTotal: number;
   /** The newest notices, oldest first. */
-  notices: CompactionNotice[];
+  notices: CarriedNotice[];
   /**
    * Live seqs the newest answered model request sent, in order: a summary request repeats them so
    * the provider's prompt cache serves it (DESIGN §5). Absent before the first answer.

@@ -67,6 +67,11 @@ export function usd(value: number): string {
   return `$${value.toFixed(value < 1 ? 4 : 2)}`;
 }
 
+/** `87%`: a share of 0 to 1 as a whole percentage. */
+export function percent(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
 export interface GaugeFigures {
   /** 0..1 of the window. */
   fill: number;
@@ -90,8 +95,8 @@ export function gauge(figures: GaugeFigures): HTMLElement {
   }
   const label =
     figures.tokens !== undefined && figures.window !== undefined
-      ? `${int(figures.tokens)} / ${int(figures.window)} (${Math.round(fill * 100)}%)${figures.trigger !== undefined ? `, trigger ${int(figures.trigger)}` : ''}`
-      : `${Math.round(fill * 100)}% of the window`;
+      ? `${int(figures.tokens)} / ${int(figures.window)} (${percent(fill)})${figures.trigger !== undefined ? `, trigger ${int(figures.trigger)}` : ''}`
+      : `${percent(fill)} of the window`;
   return el('div', { class: 'gauge', 'data-fill': fill.toFixed(3) }, track, el('span', { class: 'gauge-label' }, label));
 }
 

@@ -1,5 +1,5 @@
 /** The fleet page: one page of sessions from the visibility index, refreshed every few seconds. */
-import { byId, el, gauge, getJson, int, markLive, REFRESH_MS, showError, usd } from './common.js';
+import { byId, el, gauge, getJson, int, markLive, percent, REFRESH_MS, showError, usd } from './common.js';
 
 interface FleetRow {
   sessionId: string;
@@ -54,7 +54,7 @@ function row(session: FleetRow): HTMLElement {
     el('td', {}, session.model ?? '–'),
     el('td', { class: 'num' }, `${session.turn ?? '–'} / ${session.step === undefined ? '–' : int(session.step)}`),
     el('td', {}, session.contextFill === undefined ? '–' : gauge({ fill: session.contextFill, tokens: session.contextTokens, window: session.window, trigger: session.trigger })),
-    el('td', { class: 'num' }, session.costUsd === undefined ? '–' : usd(session.costUsd), session.cacheHitRatio === undefined ? undefined : el('div', { class: 'cache-hits' }, `${Math.round(session.cacheHitRatio * 100)}% cached`)),
+    el('td', { class: 'num' }, session.costUsd === undefined ? '–' : usd(session.costUsd), session.cacheHitRatio === undefined ? undefined : el('div', { class: 'cache-hits' }, `${percent(session.cacheHitRatio)} cached`)),
     why,
     el('td', {}, session.startedAt ? new Date(session.startedAt).toLocaleString() : ''),
   );

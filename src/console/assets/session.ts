@@ -1,9 +1,14 @@
 /** A session's page: state, chart, notices, memory and transcript, refreshed every few seconds; the controls. */
-import { ApiError, byId, el, gauge, getJson, int, markLive, postJson, REFRESH_MS, showError, usd } from './common.js';
+import { ApiError, byId, el, gauge, getJson, int, markLive, percent, postJson, REFRESH_MS, showError, usd } from './common.js';
 
 type SeqRun = [number, number];
 
-/** One role's spend, or one compaction's (`CallSpendReport`). */
+/**
+ * One role's spend, or one compaction's: the fields of `CallSpend` (src/policy/spend.ts) the page
+ * reads. Written again because these scripts compile on their own with `rootDir` here (see
+ * tsconfig.json): even a type-only import from src pulls spend.ts into this program (TS6059), and
+ * a wider rootDir would emit it as an ES module over the server's CommonJS dist/src/policy/spend.js.
+ */
 interface Spend {
   calls: number;
   promptTokens: number;
@@ -94,11 +99,15 @@ function runLinks(runs: SeqRun[]): HTMLElement {
 
 /** `87%`: cached over prompt tokens, worked out from the counts (states from before the ratio have them too). */
 function cacheShare(cached: number, prompt: number): string {
-  return prompt > 0 ? `${Math.round((Math.min(cached, prompt) / prompt) * 100)}%` : '–';
+  return prompt > 0 ? percent(Math.min(cached, prompt) / prompt) : '–';
 }
 
-/** `$0.0123 for 1 summary call: 14,700 prompt (82% cached) + 174 completion`; empty for a compaction that called no model. */
-function compactionCost(spend: Spend): string {
+/**
+ * `$0.0123 for 1 summary call: 14,700 prompt (82% cached) + 174 completion`; empty for a compaction
+ * that called no model, and for a notice from before notices carried their cost.
+ */
+function compactionCost(spend: Spend | undefined): string {
+  if (!spend) return '';
   const parts: string[] = [];
   if (spend.calls > 0) {
     parts.push(`${usd(spend.costUsd)} for ${spend.calls} summary call(s): ${int(spend.promptTokens)} prompt (${cacheShare(spend.cachedTokens, spend.promptTokens)} cached) + ${int(spend.completionTokens)} completion`);
@@ -118,7 +127,7 @@ function noticeItem(notice: Notice): HTMLElement {
   if (notice.truncatedSeqs.length) item.append('; truncated ', runLinks(notice.truncatedSeqs));
   if (notice.replaced) item.append(`; ${notice.replaced} tool results cut to views`);
   if (notice.summarySeq !== undefined) item.append('; summary at ', seqLink(notice.summarySeq));
-  const cost = notice.spend ? compactionCost(notice.spend) : '';
+  const cost = compactionCost(notice.spend);
   if (cost) item.append(el('div', { class: 'notice-cost' }, `cost ${cost}`));
   if (notice.failed) item.append(el('div', { class: 'failure' }, `failed: ${notice.failed}`));
   if (notice.breaker) item.append(el('div', { class: 'breaker-change' }, `breaker ${notice.breaker}`));
@@ -143,7 +152,7 @@ function showState(page: SessionPage): void {
     ['cost', usd(state.spend.costUsd) + (state.budget.maxCostUsd !== undefined ? ` of ${usd(state.budget.maxCostUsd)}` : '')],
     ['tokens billed', int(state.spend.totalTokens) + (state.budget.maxTotalTokens !== undefined ? ` of ${int(state.budget.maxTotalTokens)}` : '')],
     ['cache hits', cacheHits(state.spend.agent, state.spend.summary)],
-    ['compaction cost', state.spend.summary.calls > 0 || state.spend.summary.possiblyBilledCalls ? compactionCost(state.spend.summary) : 'none yet'],
+    ['compaction cost', compactionCost(state.spend.summary) || 'none yet'],
     ['steps', `${int(state.step)} of ${int(state.budget.maxSteps)}`],
     ['approvals', String(state.budget.approvals)],
   ];
@@ -224,7 +233,7 @@ function describeResult(control: string, result: unknown): string {
     const outcome = result as { compacted?: boolean; notice?: Notice; reason?: string };
     if (outcome.notice) {
       const n = outcome.notice;
-      const cost = n.spend ? compactionCost(n.spend) : '';
+      const cost = compactionCost(n.spend);
       return `compacted at step ${n.step}: ${n.strategy} (${n.reason}) ${int(n.tokensBefore)} → ${int(n.tokensAfter)} tokens${cost ? `; cost ${cost}` : ''}${n.failed ? `; failed: ${n.failed}` : ''}`;
     }
     return `nothing compacted (${outcome.reason ?? 'no reason given'})`;
