@@ -12,6 +12,7 @@ const StoredSummaryMetaSchema = z.object({
   /** Model calls the summary took (chunks); rows that do not say took at least one. */
   calls: z.number().int().positive().optional(),
 });
+export type StoredSummaryMeta = z.infer<typeof StoredSummaryMetaSchema>;
 
 /** The stored summary's usage and calls; nothing is possibly billed, as the answer did reach the store. */
 export function storedSummarySpent(meta: Readonly<Record<string, unknown>>): SummarizeSpent {

@@ -18,7 +18,7 @@ import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
-import { storedSummarySpent } from './storedSummarySpent';
+import { storedSummarySpent, type StoredSummaryMeta } from './storedSummarySpent';
 import { toModelFailure } from './modelFailure';
 import { viewOf } from './cutToolResults';
 import { writeSessionMemory } from './storeSessionMemory';
@@ -114,7 +114,8 @@ export function createSummarize(deps: ActivityDeps) {
       role: 'user',
       content: `${summaryMessageHeader(covered.length, covered[0] ?? 0, covered[covered.length - 1] ?? 0)}\n\n${text}`,
     };
-    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, usage: spent.usage, calls: spent.calls });
+    const cost: StoredSummaryMeta = { usage: spent.usage, calls: spent.calls };
+    const saved = await store.put(input.sessionId, input.seq, body, { kind: 'summary', covers: input.covers, ...cost });
     const memory = await storeMemory(input);
     return {
       measure: measureOf(saved),

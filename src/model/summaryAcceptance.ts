@@ -53,7 +53,8 @@ export function judgeSummary(text: string, summaryTokens: number, replacedTokens
   const trimmed = text.trim();
   if (trimmed === '') return { accepted: false, reason: SummaryRejection.empty, message: 'the model answered an empty summary' };
   if (looksLikeRefusal(trimmed)) {
-    return { accepted: false, reason: SummaryRejection.refusal, message: `the model refused to summarize: "${trimmed.slice(0, 120)}"` };
+    // The answer itself stays in the store: this message reaches workflow history and the notices.
+    return { accepted: false, reason: SummaryRejection.refusal, message: `the model refused to summarize (a ${trimmed.length}-character refusal)` };
   }
   if (summaryTokens >= replacedTokens) {
     return {
