@@ -36,4 +36,12 @@ describe('summary acceptance', () => {
     assert.equal(reason("I'm sorry, but I can't help with that.", 14, 500), 'refusal');
     assert.equal(reason('A summary as long as its input.', 500, 500), 'not_shorter');
   });
+
+  test("a refusal's message says so without the model's words, which stay out of workflow history", () => {
+    const answer = "I'm sorry, but I can't help with summarizing the secret-bearing transcript.";
+    const verdict = judgeSummary(answer, 20, 500);
+    assert.ok(!verdict.accepted && verdict.reason === 'refusal');
+    assert.equal(verdict.message, `the model refused to summarize (a ${answer.length}-character refusal)`);
+    assert.ok(!verdict.message.includes('secret-bearing'));
+  });
 });
