@@ -26,9 +26,10 @@ const SCANNED_CHARS = 600;
 /**
  * Constraints as users write them in task follow-ups and as agents restate them: prohibitions and
  * obligations with or without a "CONSTRAINT:" prefix, usually mid-paragraph ("…and please don't
- * touch X while you are at it…"), and scope limits ("only …", "keep … as it is", "at most …").
+ * touch X while you are at it…"), scope limits ("only …", "keep … as it is", "at most …") and
+ * preferences stated as a contrast ("use tabs, not spaces").
  */
-const CONSTRAINT = /\b(?:never|don'?t|do not|must(?:n'?t| not)?|should(?:n'?t| not)|shall not|may not|cannot|can'?t|only|always|keep|avoid|without|make sure|ensure|required?|at (?:most|least)|no more than|stays?)\b|^constraint:/i;
+const CONSTRAINT = /\b(?:never|don'?t|do not|must(?:n'?t| not)?|should(?:n'?t| not)|shall not|may not|cannot|can'?t|only|always|keep|avoid|without|make sure|ensure|required?|at (?:most|least)|no more than|stays?)\b|^constraint:|\b(?:use|prefer)\b[^.]{0,60}?,?\s+not\s+\w/i;
 
 /**
  * Decisions in the first person or as a plan, as coding agents state them before acting ("I'll
@@ -41,11 +42,11 @@ const NARRATION = /^(?:\W*)(?:now,? |first,? |next,? |ok(?:ay)?,? )?(?:I'll|I wi
 /**
  * Findings: causes named as agents report them in SWE-agent and Claude Code style transcripts ("the
  * bug is in…", "root cause: …", "turns out…", "is caused by…", "because…"), and sentences that give a
- * named thing a value: an identifier (backticked, a path, snake_case, camelCase, CONSTANT_CASE)
+ * named thing a value: an identifier (backticked, a path, host:port, snake_case, camelCase, CONSTANT_CASE)
  * with "is/are/was/=", numbers with units, versions.
  */
 const CAUSE = /\b(?:root cause|the (?:bug|issue|problem|culprit|cause|error|failure|reason|leak|regression) (?:is|was|lies|comes|seems)|turns out|found (?:it|that|the)|is caused by|because|due to|it seems|apparently|the answer is)\b/i;
-const IDENTIFIER = /`[^`]+`|\b[A-Z][A-Za-z]+-\d+\b|\b[\w.-]+\/[\w./-]+|\b\w+\.(?:ts|js|tsx|jsx|py|go|rs|java|rb|c|h|cpp|json|ya?ml|toml|md|sql|sh)\b|\b[a-z]+_[a-z_\d]+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][A-Z\d]*_[A-Z\d_]+\b/;
+const IDENTIFIER = /`[^`]+`|\b[\w.-]+\.[a-z]+:\d{2,5}\b|\b[A-Z][A-Za-z]+-\d+\b|\b[\w.-]+\/[\w./-]+|\b\w+\.(?:ts|js|tsx|jsx|py|go|rs|java|rb|c|h|cpp|json|ya?ml|toml|md|sql|sh)\b|\b[a-z]+_[a-z_\d]+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][A-Z\d]*_[A-Z\d_]+\b/;
 const VALUE_OF = /\b(?:is|are|was|were|equals|returns|means)\b|[^=!<>]=[^=]/;
 const NUMBER_WITH_UNIT = /\b\d[\d,]*(?:\.\d+)?\s?(?:ms|s|seconds|minutes|hours|KB|MB|GB|KiB|MiB|GiB|bytes|%|ops\/s|req\/s|rps|tokens|lines|files|tests|rows|users|items)\b/;
 const VERSION = /\bv?\d+\.\d+\.\d+\b|\bversion \d+(?:\.\d+)*/i;

@@ -33,18 +33,21 @@ const SCANNED_CHARS = 400;
  * Errors, in the shapes compilers, runtimes and shells print them:
  * - tsc (`file.ts(3,5): error TS2322: …`), rustc (`error[E0308]: …`), gcc/clang/go vet
  *   (`file:line:col: error: …`), eslint and generic `Error:` / `error:` prefixes;
- * - the last line of a Python traceback (`ValueError: …`, pytest's `E   AssertionError: …`) and
- *   JavaScript's `TypeError: …`, `ReferenceError: …`;
- * - npm's `npm ERR!`, git's `fatal:`, Go's `panic:`, Rust's `thread '…' panicked at`;
- * - shell failures (`command not found`, `No such file or directory`, `Permission denied`,
- *   `Segmentation fault`).
+ * - the last line of a Python traceback (`ValueError: …`, pytest's `E   AssertionError: …` and bare
+ *   `E   assert …`) and JavaScript's `TypeError: …`, `Uncaught TypeError: …`, node's
+ *   `AssertionError [ERR_ASSERTION]: …`;
+ * - npm's `npm ERR!`, git's `fatal:`, Go's `panic:`, Rust's `thread '…' panicked at`, make's `*** … Error 2`;
+ * - shell failures (`command not found`, dash's `sh: 1: x: not found`, `No such file or directory`,
+ *   `Permission denied`, `Segmentation fault`).
  */
 const ERROR_RULES: readonly RegExp[] = [
   /\berror(?:\[E\d+\]| TS\d+)?:/i,
-  /^(?:E\s+)?(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)\b(?::|$)/,
+  /^(?:E\s+|Uncaught\s+)?(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)\b(?: \[[A-Z_]+\])?(?::|$)/,
   /^(?:npm ERR!|fatal:|panic:|FATAL\b|ERROR\b)/,
+  /^E\s+assert\b/,
+  /^make(?:\[\d+\])?: \*\*\* /,
   /\bpanicked at\b/,
-  /: (?:command not found|No such file or directory|Permission denied)\b|\bSegmentation fault\b|\bcannot find module\b/i,
+  /: (?:command not found|No such file or directory|Permission denied)\b|\bsh: (?:line )?\d+: .*\bnot found$|\bSegmentation fault\b|\bcannot find module\b/i,
 ];
 
 /**
