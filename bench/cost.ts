@@ -13,11 +13,12 @@ import type { Stack } from '../test/helpers/stack';
 import { runBehaviour, type CostRun, type Policy, type SessionShape, type WindowSetup } from './lib/costRun';
 import {
   cachedShare,
-  compactions,
   HOSTED_CACHED_PER_MILLION,
   inputCost,
   judge,
   NOMINAL_CACHED_PER_MILLION,
+  pct,
+  underTriggerFigure,
   type TargetLine,
 } from './lib/costTargets';
 import { int, num, ratio, say, table, type BenchBody } from './lib/result';
@@ -61,7 +62,6 @@ function shape(argv: readonly string[]): SessionShape {
 }
 
 const k = (window: number): string => `${int(window / 1024)}K`;
-const pct = (value: number | undefined): string => (value === undefined ? 'n/a' : `${num(value * 100, 1)}%`);
 const usd = (value: number): string => `$${num(value, 4)}`;
 
 function strategies(run: CostRun): string {
@@ -77,17 +77,12 @@ function ended(run: CostRun): string {
   return `${run.status}${run.outcome ? ` (${run.outcome})` : ''}, ${run.steps}/${run.plannedSteps} steps${run.failure ? `: ${run.failure}` : ''}`;
 }
 
-function underTrigger(run: CostRun): string {
-  const seen = run.compactionsChecked < compactions(run) ? ` (${run.compactionsChecked} of ${compactions(run)} seen)` : '';
-  return `${run.compactionsChecked - run.overTriggerAfter}/${run.compactionsChecked}${seen}`;
-}
-
 function sayRun(run: CostRun): void {
   say(
     `  ${run.policy.padEnd(8)} ${ended(run)}; compactions s/p/t ${strategies(run)}; facts ${run.factsPresent.length}/${run.factsTotal}; ` +
       `cached: summary ${pct(cachedShare(run.summary))} (${run.summary.calls} calls), all ${pct(cachedShare(run.all))}; ` +
       `input ${usd(inputCost(run.all))} (${usd(inputCost(run.all, HOSTED_CACHED_PER_MILLION))} at a tenth); breaker ${breaker(run)}; ` +
-      `under trigger after ${underTrigger(run)}`,
+      `under trigger after ${underTriggerFigure(run)}`,
   );
 }
 
@@ -104,7 +99,7 @@ function runRow(run: CostRun): string[] {
     usd(inputCost(run.all)),
     usd(inputCost(run.all, HOSTED_CACHED_PER_MILLION)),
     breaker(run),
-    underTrigger(run),
+    underTriggerFigure(run),
   ];
 }
 
@@ -127,7 +122,14 @@ function compare(current: CostRun, baseline: CostRun): Comparison {
 }
 
 function sayTarget(line: TargetLine): void {
-  say(`  ${line.pass ? 'PASS' : 'FAIL'}  ${line.target}: ${line.figure}`);
+  say(`  ${line.verdict.toUpperCase().padEnd(4)}  ${line.target}: ${line.figure}`);
+}
+
+/** `5 of 7 pass`, and how many had nothing to measure. */
+function tally(targets: readonly TargetLine[]): string {
+  const count = (verdict: TargetLine['verdict']) => targets.filter((line) => line.verdict === verdict).length;
+  const unmeasured = count('n/a');
+  return `${count('pass')} of ${targets.length - unmeasured} pass${unmeasured > 0 ? ` (${unmeasured} n/a: nothing to measure)` : ''}`;
 }
 
 export async function costBench(stack: Stack, argv: readonly string[] = process.argv): Promise<BenchBody> {
@@ -160,8 +162,7 @@ export async function costBench(stack: Stack, argv: readonly string[] = process.
       targets.push(...judged);
     }
   }
-  const passed = targets.filter((line) => line.pass).length;
-  say(`targets: ${passed} of ${targets.length} pass`);
+  say(`targets: ${tally(targets)}`);
 
   return {
     figures: {
@@ -209,14 +210,15 @@ export async function costBench(stack: Stack, argv: readonly string[] = process.
         comparisons.map((c) => [`\`${c.behaviour}\``, k(c.window), `**${ratio(c.cost, 1)}**`, ratio(c.costAtTenth, 1), ratio(c.facts, 1)]),
       ),
       '',
-      `### Targets (#25): ${passed} of ${targets.length} pass`,
+      `### Targets (#25): ${tally(targets)}`,
       '',
       ...table(
         ['target', 'summarizer', 'window', 'measured', ''],
-        targets.map((line) => [line.target, `\`${line.behaviour}\``, k(line.window), line.figure, line.pass ? 'pass' : '**FAIL**']),
+        targets.map((line) => [line.target, `\`${line.behaviour}\``, k(line.window), line.figure, line.verdict === 'fail' ? '**FAIL**' : line.verdict]),
       ),
       '',
-      'Targets are judged on the current policy\'s sessions; a behaviour the simulator does not have yet has no lines.',
+      'Targets are judged on the current policy\'s sessions; n/a marks a target the session gave nothing to measure (no',
+      'compaction to check, no summary call, a compaction whose notice was not seen), and is counted apart.',
       'The summarizers are scripted and the prompt cache is the simulator\'s model of one: the figures compare two policies',
       'against the same model, not against a hosted one.',
     ],
