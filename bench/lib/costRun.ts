@@ -15,7 +15,7 @@ import { startSimulator } from '../../src/simulator/server';
 import type { Stack } from '../../test/helpers/stack';
 import {
   factList,
-  findAll,
+  factsPresent,
   laterMessage,
   learnWrittenPath,
   PLANTED_FILE,
@@ -249,8 +249,7 @@ function figuresOf(
   const notices = [...probe.notices.values()];
   const succeeded = notices.filter((notice) => notice.failed === undefined);
   const trigger = state.compaction.trigger;
-  const found = findAll(probe.facts, probe.lastMessages, new Set());
-  const present = probe.facts.filter((fact) => typeof found[fact.id] === 'string' && found[fact.id] !== 'not yet').map((fact) => fact.id);
+  const present = factsPresent(probe.facts, probe.lastMessages);
   return {
     behaviour,
     window: probe.setup.window,
