@@ -8,13 +8,11 @@ import { SUMMARIZE_INSTRUCTION_HEAD, SUMMARY_SECTIONS, summaryMessageHeader, sum
 import { countMessageTokens, countPromptTokens } from '../src/model/tokens';
 import { UsageError } from '../src/cli/command';
 import { parseSimArgs } from '../src/cli/commands/sim';
-import { faultsAt, resolveSimulatorOptions, type SimulatorOptions } from '../src/simulator/options';
-import { startSimulator, type RunningSimulator } from '../src/simulator/server';
+import { faultsAt, resolveSimulatorOptions } from '../src/simulator/options';
+import type { RunningSimulator } from '../src/simulator/server';
 import { stepOfCallId } from '../src/simulator/script';
 import { REFUSAL_TEXT } from '../src/simulator/summarize';
-
-const MODEL = 'agentd-sim';
-const SYSTEM: ChatMessage = { role: 'system', content: 'You are agentd, an autonomous agent. Use the tools.' };
+import { MODEL, SYSTEM, withSim } from './helpers/withSimulator';
 
 function spec(name: string, description: string, properties: Record<string, unknown>): ToolSpec {
   return {
@@ -29,16 +27,6 @@ const TOOLS: ToolSpec[] = [
   spec('run_command', 'Run a shell command.', { command: { type: 'string' } }),
   spec('finish', 'Declare the task done.', { answer: { type: 'string' } }),
 ];
-
-/** Starts a simulator for one test and always stops it, even when the test fails. */
-async function withSim(options: SimulatorOptions, body: (sim: RunningSimulator, client: OpenAI) => Promise<void>): Promise<void> {
-  const sim = await startSimulator(options);
-  try {
-    await body(sim, new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 0 }));
-  } finally {
-    await sim.stop();
-  }
-}
 
 interface Call {
   readonly id: string;

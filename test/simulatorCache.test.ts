@@ -1,32 +1,20 @@
 /** The simulator's prompt cache, driven over HTTP through the real openai client: OpenAI's prefix rule. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatMessage, ToolSpec } from '../src/model/messages';
 import { SUMMARIZE_INSTRUCTION_HEAD } from '../src/model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../src/model/tokens';
 import type { ObservedRequest } from '../src/simulator/observer';
-import type { SimulatorOptions } from '../src/simulator/options';
-import { startSimulator, type RunningSimulator } from '../src/simulator/server';
 import { cachedShares } from '../src/simulator/stats';
+import { MODEL, SYSTEM, withSim } from './helpers/withSimulator';
 
-const MODEL = 'agentd-sim';
-const SYSTEM: ChatMessage = { role: 'system', content: 'You are agentd, an autonomous agent. Use the tools.' };
 const TOOLS: ToolSpec[] = [
   {
     type: 'function',
     function: { name: 'list_files', description: 'List files under a path.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
   },
 ];
-
-async function withSim(options: SimulatorOptions, body: (sim: RunningSimulator, client: OpenAI) => Promise<void>): Promise<void> {
-  const sim = await startSimulator(options);
-  try {
-    await body(sim, new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 0 }));
-  } finally {
-    await sim.stop();
-  }
-}
 
 /** The cached tokens the simulator reports for one request. */
 async function cachedOf(client: OpenAI, messages: readonly ChatMessage[]): Promise<number> {
