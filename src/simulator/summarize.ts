@@ -46,7 +46,7 @@ export interface SummaryAnswer {
 /** The summary's text under `behaviour`, before any max_tokens cut. */
 function summaryText(messages: readonly ChatMessage[], behaviour: SummarizerBehaviour): string {
   const region = summaryRegion(messages);
-  const facts = (maxFiles?: number) => gatherFacts(region.messages, { ...(region.task ? { task: region.task } : {}), ...(maxFiles ? { maxFiles } : {}) });
+  const facts = (maxFiles?: number) => gatherFacts(region, maxFiles);
   switch (behaviour) {
     case SummarizerBehaviour.refusal:
       return REFUSAL_TEXT;
