@@ -152,7 +152,10 @@ function failureOf(error: unknown): string {
   return error.cause instanceof Error ? error.cause.message : error.message;
 }
 
-/** Polls the sessions' state for notices and prints a progress line every `progressMs`. */
+/**
+ * Polls the sessions' state often enough to see every notice (the query keeps only the newest) and
+ * prints where each session is every 30 s, until `done`.
+ */
 async function watch(stack: Stack, probes: readonly SessionProbe[], done: () => boolean, started: number): Promise<void> {
   const POLL_MS = 1_500;
   const PROGRESS_MS = 30_000;
@@ -218,18 +221,16 @@ export async function runBehaviour(
           () => null,
           (error: unknown) => failureOf(error),
         );
+        const elapsedMs = performance.now() - started;
         finished += 1;
-        return { failure, elapsedMs: performance.now() - started };
-      });
-      const watching = watch(stack, probes, () => finished === probes.length, started);
-      const results = await Promise.all(ends);
-      await watching;
-      const runs: CostRun[] = [];
-      for (const [index, probe] of probes.entries()) {
+        // The session has ended: its final state holds its last notices, and the proxy has seen all its requests.
         const state = await stack.sessions.state(probe.sessionId);
         probe.see(state);
-        runs.push(figuresOf(probe, state, behaviour, plannedSteps, results[index] ?? { failure: null, elapsedMs: 0 }, proxy.refused().get(probe.task) ?? 0));
-      }
+        return figuresOf(probe, state, behaviour, plannedSteps, { failure, elapsedMs }, proxy.refused().get(probe.task) ?? 0);
+      });
+      const watching = watch(stack, probes, () => finished === probes.length, started);
+      const runs = await Promise.all(ends);
+      await watching;
       return runs;
     });
   } finally {
