@@ -716,7 +716,9 @@ describe('model simulator and compaction', () => {
       const lastCall = inRange.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : [])).at(-1);
       assert.deepEqual(section(text, 'Progress')[0], `- Last step: ${stepOfCallId(lastCall?.id ?? '')}`);
       for (const outside of ['before the range', 'after the range', 'vendor/']) assert.ok(!text.includes(outside), `${outside} left out`);
-      for (const path of writtenPaths(messages.slice(last))) assert.ok(!text.includes(path), `${path} (after the range) left out`);
+      const writtenAfter = writtenPaths(messages.slice(last));
+      assert.ok(writtenAfter.length > 0, 'files written after the range, to be left out');
+      for (const path of writtenAfter) assert.ok(!text.includes(path), `${path} (after the range) left out`);
 
       // Without a range: everything above the instruction, as before.
       const all = await summarizeRequest(client, messages);
@@ -749,7 +751,9 @@ describe('model simulator and compaction', () => {
       assert.equal((await summarizeRequest(client, history, { range, maxTokens })).text, answer.text, 'deterministic');
       assert.deepEqual(headings(answer.text), [...SUMMARY_SECTIONS, 'Excerpts'], 'the sections, then the excerpts');
       assert.ok(answer.text.includes('CONSTRAINT: keep the changelog sorted'), 'the constraint');
-      for (const path of writtenPaths(region)) assert.ok(section(answer.text, 'Files touched').includes(`- ${path}`), `${path} listed`);
+      const writtenInRegion = writtenPaths(region);
+      assert.ok(writtenInRegion.length > 0, 'files written in the region, to be listed');
+      for (const path of writtenInRegion) assert.ok(section(answer.text, 'Files touched').includes(`- ${path}`), `${path} listed`);
       // A bigger region, a bigger answer, in the same proportion.
       const whole = await summarizeRequest(client, history);
       const wholeTokens = whole.completion.usage?.completion_tokens ?? 0;
@@ -788,6 +792,7 @@ describe('model simulator and compaction', () => {
       assert.doesNotMatch(text, /^\s*(#|[-*] |```)/m, 'no Markdown');
       assert.match(parsed.goal, /^Refactor the parser module/);
       assert.deepEqual(parsed.constraints, ['CONSTRAINT: never edit files under vendor/']);
+      assert.ok(writtenPaths(history.slice(0, -2)).length > 0, 'files written, to be listed');
       assert.deepEqual(parsed.filesTouched, writtenPaths(history.slice(0, -2)));
       assert.equal(parsed.progress.lastStep, 8);
 
