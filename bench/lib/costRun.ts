@@ -5,7 +5,6 @@
  * Each session gets the planted facts; what it sent, and what the simulator said was cached, come off
  * the wire; its compactions from the state query (polled, as it keeps only the newest notices).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../../src/model/messages';
 import { createModelClient } from '../../src/model/client';
@@ -13,17 +12,8 @@ import type { CompactionNotice, SessionState } from '../../src/session/state';
 import type { SummarizerBehaviour } from '../../src/simulator/options';
 import { startSimulator } from '../../src/simulator/server';
 import type { Stack } from '../../test/helpers/stack';
-import {
-  factList,
-  factsPresent,
-  laterMessage,
-  learnWrittenPath,
-  PLANTED_FILE,
-  PLANTED_FILE_CONTENT,
-  secondMessage,
-  turnThreeBegun,
-  type Fact,
-} from './plantedFacts';
+import { factsPresent, laterMessage, secondMessage } from './plantedFacts';
+import { PlantedSession } from './plantedSession';
 import { int, num, say } from './result';
 import { startUsageProxy, type MeteredCall } from './usageProxy';
 
@@ -90,11 +80,9 @@ export interface CostRun {
 
 /** What the proxy saw of one session, as its requests were answered. */
 class SessionProbe {
-  readonly facts: Fact[] = factList();
   readonly calls: MeteredCall[] = [];
   readonly notices = new Map<string, CompactionNotice>();
   lastMessages: readonly ChatMessage[] = [];
-  private plantedRemoved = false;
 
   get label(): string {
     return `${int(this.setup.window / 1024)}K ${this.policy.id}`;
@@ -105,24 +93,14 @@ class SessionProbe {
     readonly policy: Policy,
     readonly sessionId: string,
     readonly task: string,
-    private readonly workspace: string,
+    readonly planted: PlantedSession,
   ) {}
-
-  plant(): void {
-    mkdirSync(this.workspace, { recursive: true });
-    writeFileSync(join(this.workspace, PLANTED_FILE), PLANTED_FILE_CONTENT);
-  }
 
   answered(messages: readonly ChatMessage[], call: MeteredCall): void {
     this.calls.push(call);
     if (call.summarizing) return;
     this.lastMessages = messages;
-    learnWrittenPath(this.facts, messages);
-    // Turn 3 has begun: the planted file leaves the workspace, so later listings no longer show it.
-    if (!this.plantedRemoved && turnThreeBegun(messages)) {
-      rmSync(join(this.workspace, PLANTED_FILE), { force: true });
-      this.plantedRemoved = true;
-    }
+    this.planted.stepRequest(messages);
   }
 
   /** Keeps every notice the state query shows; it holds only the newest, so this is called often. */
@@ -185,7 +163,7 @@ export async function runBehaviour(
   const probes = setups.flatMap((setup) =>
     policies.map((policy) => {
       const sessionId = `bench-cost-${behaviour}-${setup.window}-${policy.id}-${stamp}`;
-      return new SessionProbe(setup, policy, sessionId, taskFor(behaviour, setup, policy, shape), join(stack.workspaceRoot, sessionId));
+      return new SessionProbe(setup, policy, sessionId, taskFor(behaviour, setup, policy, shape), new PlantedSession(join(stack.workspaceRoot, sessionId)));
     }),
   );
   const byTask = new Map(probes.map((probe) => [probe.task, probe]));
@@ -201,7 +179,7 @@ export async function runBehaviour(
     return await stack.runWorker({ model: createModelClient({ baseURL: proxy.baseURL }) }, async () => {
       let finished = 0;
       const ends = probes.map(async (probe) => {
-        probe.plant();
+        probe.planted.plant();
         await stack.sessions.start(
           {
             task: probe.task,
@@ -250,7 +228,7 @@ function figuresOf(
   const notices = [...probe.notices.values()];
   const succeeded = notices.filter((notice) => notice.failed === undefined);
   const trigger = state.compaction.trigger;
-  const present = factsPresent(probe.facts, probe.lastMessages);
+  const present = factsPresent(probe.planted.facts, probe.lastMessages);
   return {
     behaviour,
     window: probe.setup.window,
@@ -269,9 +247,9 @@ function figuresOf(
     compactionsChecked: succeeded.length,
     largestAfter: Math.max(0, ...succeeded.map((notice) => notice.tokensAfter)),
     breaker: state.compaction.breaker,
-    factsTotal: probe.facts.length,
+    factsTotal: probe.planted.facts.length,
     factsPresent: present,
-    factsMissing: probe.facts.map((fact) => fact.id).filter((id) => !present.includes(id)),
+    factsMissing: probe.planted.facts.map((fact) => fact.id).filter((id) => !present.includes(id)),
     all: totals(probe.calls),
     summary: totals(probe.calls.filter((call) => call.summarizing)),
     refusedRequests,

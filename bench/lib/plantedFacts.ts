@@ -1,7 +1,7 @@
 /**
  * The facts the facts and cost benchmarks plant early in a session — through user messages and
- * through real tool output — and how they are looked for in a request's messages. No I/O: the
- * benchmarks plant the workspace file and read the requests themselves.
+ * through real tool output — and how they are looked for in a request's messages. No I/O:
+ * plantedSession.ts plants the workspace file, and the benchmarks read the requests themselves.
  */
 import type { ChatMessage } from '../../src/model/messages';
 import { isMemoryMessage } from '../../src/model/memoryFormat';
