@@ -713,8 +713,7 @@ describe('model simulator and compaction', () => {
       assert.deepEqual(section(text, 'Goal'), ['Refactor the parser module and keep the tests green.'], 'the goal from the pinned task');
       assert.deepEqual(section(text, 'Constraints'), ['- CONSTRAINT: stated inside the range'], 'only what the range states');
       assert.deepEqual(section(text, 'Files touched'), writtenPaths(inRange).map((path) => `- ${path}`));
-      const lastCall = inRange.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : [])).at(-1);
-      assert.deepEqual(section(text, 'Progress')[0], `- Last step: ${stepOfCallId(lastCall?.id ?? '')}`);
+      assert.deepEqual(section(text, 'Progress')[0], `- Last step: ${stepOfCallId(lastCallId(inRange))}`);
       for (const outside of ['before the range', 'after the range', 'vendor/']) assert.ok(!text.includes(outside), `${outside} left out`);
       const writtenAfter = writtenPaths(messages.slice(last));
       assert.ok(writtenAfter.length > 0, 'files written after the range, to be left out');
