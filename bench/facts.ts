@@ -7,24 +7,13 @@
  * empty, refusal, fail): facts must not depend on the model writing agentd's sections, since the
  * session memory carries user messages and the artifact trail whatever the summarizer does (DESIGN §5).
  */
-import { rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../src/model/messages';
 import type { SummarizerBehaviour } from '../src/simulator/options';
 import type { ObservedRequest } from '../src/simulator/observer';
 import type { Stack } from '../test/helpers/stack';
-import {
-  factList,
-  findAll,
-  laterMessage,
-  learnWrittenPath,
-  PLANTED_FILE,
-  PLANTED_FILE_CONTENT,
-  secondMessage,
-  turnThreeBegun,
-  type Fact,
-  type Found,
-} from './lib/plantedFacts';
+import { findAll, laterMessage, secondMessage, type Fact, type Found } from './lib/plantedFacts';
+import { PlantedSession } from './lib/plantedSession';
 import { int, num, say, table, type BenchBody } from './lib/result';
 import { summarizerBehaviours } from './lib/summarizerArg';
 
@@ -58,15 +47,15 @@ interface Run {
  * so summarizers that never succeed are measured after as many context changes as the others.
  */
 async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Run> {
-  const facts = factList();
+  const sessionId = `bench-facts-${summarizer}-${Date.now()}`;
+  const planted = new PlantedSession(join(stack.workspaceRoot, sessionId));
+  const facts = planted.facts;
   const checks: Check[] = [];
   let beforeFirst: Check | undefined;
   let compactions = 0;
   let lastLength = 0;
   let lastMessages: readonly ChatMessage[] = [];
   let lastIndex = -1;
-  let plantedRemoved = false;
-  let workspace = '';
   let summaryRequests = 0;
   const entered = new Set<string>();
   let reachedAll: () => void = () => undefined;
@@ -81,12 +70,7 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
     lastLength = request.messages.length;
     lastMessages = request.messages;
     lastIndex = request.index;
-    learnWrittenPath(facts, request.messages);
-    // Turn 3 has begun: the planted file leaves the workspace, so later listings no longer show it.
-    if (!plantedRemoved && turnThreeBegun(request.messages)) {
-      rmSync(join(workspace, PLANTED_FILE));
-      plantedRemoved = true;
-    }
+    planted.stepRequest(request.messages);
     const found = findAll(facts, request.messages, entered);
     if (compactions === 0) beforeFirst = { compactions: 0, requestIndex: request.index, found };
     const due = CHECKPOINTS.find((count) => count === compactions && !checks.some((check) => check.compactions === count));
@@ -96,11 +80,8 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
     }
   };
 
-  const sessionId = `bench-facts-${summarizer}-${Date.now()}`;
   const outcome = await stack.withWorker({ contextWindow: WINDOW, observe }, async () => {
-    workspace = join(stack.workspaceRoot, sessionId);
-    mkdirSync(workspace, { recursive: true });
-    writeFileSync(join(workspace, PLANTED_FILE), PLANTED_FILE_CONTENT);
+    planted.plant();
     const handle = await stack.sessions.start(
       { task: task(summarizer), model: 'agentd-sim', contextWindow: WINDOW, maxTurns: TURNS, maxSteps: MAX_STEPS, awaitMessagesSeconds: 30 },
       { sessionId },

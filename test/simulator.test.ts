@@ -8,13 +8,11 @@ import { SUMMARIZE_INSTRUCTION_HEAD, SUMMARY_SECTIONS, summaryMessageHeader, sum
 import { countMessageTokens, countPromptTokens } from '../src/model/tokens';
 import { UsageError } from '../src/cli/command';
 import { parseSimArgs } from '../src/cli/commands/sim';
-import { faultsAt, resolveSimulatorOptions, type SimulatorOptions } from '../src/simulator/options';
-import { startSimulator, type RunningSimulator } from '../src/simulator/server';
+import { faultsAt, resolveSimulatorOptions } from '../src/simulator/options';
+import type { RunningSimulator } from '../src/simulator/server';
 import { stepOfCallId } from '../src/simulator/script';
 import { REFUSAL_TEXT } from '../src/simulator/summarize';
-
-const MODEL = 'agentd-sim';
-const SYSTEM: ChatMessage = { role: 'system', content: 'You are agentd, an autonomous agent. Use the tools.' };
+import { MODEL, SYSTEM, withSim } from './helpers/withSimulator';
 
 function spec(name: string, description: string, properties: Record<string, unknown>): ToolSpec {
   return {
@@ -29,16 +27,6 @@ const TOOLS: ToolSpec[] = [
   spec('run_command', 'Run a shell command.', { command: { type: 'string' } }),
   spec('finish', 'Declare the task done.', { answer: { type: 'string' } }),
 ];
-
-/** Starts a simulator for one test and always stops it, even when the test fails. */
-async function withSim(options: SimulatorOptions, body: (sim: RunningSimulator, client: OpenAI) => Promise<void>): Promise<void> {
-  const sim = await startSimulator(options);
-  try {
-    await body(sim, new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 0 }));
-  } finally {
-    await sim.stop();
-  }
-}
 
 interface Call {
   readonly id: string;
@@ -725,10 +713,11 @@ describe('model simulator and compaction', () => {
       assert.deepEqual(section(text, 'Goal'), ['Refactor the parser module and keep the tests green.'], 'the goal from the pinned task');
       assert.deepEqual(section(text, 'Constraints'), ['- CONSTRAINT: stated inside the range'], 'only what the range states');
       assert.deepEqual(section(text, 'Files touched'), writtenPaths(inRange).map((path) => `- ${path}`));
-      const lastCall = inRange.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []) : [])).at(-1);
-      assert.deepEqual(section(text, 'Progress')[0], `- Last step: ${stepOfCallId(lastCall?.id ?? '')}`);
+      assert.deepEqual(section(text, 'Progress')[0], `- Last step: ${stepOfCallId(lastCallId(inRange))}`);
       for (const outside of ['before the range', 'after the range', 'vendor/']) assert.ok(!text.includes(outside), `${outside} left out`);
-      for (const path of writtenPaths(messages.slice(last))) assert.ok(!text.includes(path), `${path} (after the range) left out`);
+      const writtenAfter = writtenPaths(messages.slice(last));
+      assert.ok(writtenAfter.length > 0, 'files written after the range, to be left out');
+      for (const path of writtenAfter) assert.ok(!text.includes(path), `${path} (after the range) left out`);
 
       // Without a range: everything above the instruction, as before.
       const all = await summarizeRequest(client, messages);
@@ -761,7 +750,9 @@ describe('model simulator and compaction', () => {
       assert.equal((await summarizeRequest(client, history, { range, maxTokens })).text, answer.text, 'deterministic');
       assert.deepEqual(headings(answer.text), [...SUMMARY_SECTIONS, 'Excerpts'], 'the sections, then the excerpts');
       assert.ok(answer.text.includes('CONSTRAINT: keep the changelog sorted'), 'the constraint');
-      for (const path of writtenPaths(region)) assert.ok(section(answer.text, 'Files touched').includes(`- ${path}`), `${path} listed`);
+      const writtenInRegion = writtenPaths(region);
+      assert.ok(writtenInRegion.length > 0, 'files written in the region, to be listed');
+      for (const path of writtenInRegion) assert.ok(section(answer.text, 'Files touched').includes(`- ${path}`), `${path} listed`);
       // A bigger region, a bigger answer, in the same proportion.
       const whole = await summarizeRequest(client, history);
       const wholeTokens = whole.completion.usage?.completion_tokens ?? 0;
@@ -800,6 +791,7 @@ describe('model simulator and compaction', () => {
       assert.doesNotMatch(text, /^\s*(#|[-*] |```)/m, 'no Markdown');
       assert.match(parsed.goal, /^Refactor the parser module/);
       assert.deepEqual(parsed.constraints, ['CONSTRAINT: never edit files under vendor/']);
+      assert.ok(writtenPaths(history.slice(0, -2)).length > 0, 'files written, to be listed');
       assert.deepEqual(parsed.filesTouched, writtenPaths(history.slice(0, -2)));
       assert.equal(parsed.progress.lastStep, 8);
 

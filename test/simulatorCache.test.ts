@@ -1,32 +1,19 @@
 /** The simulator's prompt cache, driven over HTTP through the real openai client: OpenAI's prefix rule. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatMessage, ToolSpec } from '../src/model/messages';
 import { SUMMARIZE_INSTRUCTION_HEAD } from '../src/model/summaryFormat';
 import { countMessageTokens, countToolTokens } from '../src/model/tokens';
 import type { ObservedRequest } from '../src/simulator/observer';
-import type { SimulatorOptions } from '../src/simulator/options';
-import { startSimulator, type RunningSimulator } from '../src/simulator/server';
-import { cachedShares } from '../src/simulator/stats';
+import { MODEL, SYSTEM, withSim } from './helpers/withSimulator';
 
-const MODEL = 'agentd-sim';
-const SYSTEM: ChatMessage = { role: 'system', content: 'You are agentd, an autonomous agent. Use the tools.' };
 const TOOLS: ToolSpec[] = [
   {
     type: 'function',
     function: { name: 'list_files', description: 'List files under a path.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
   },
 ];
-
-async function withSim(options: SimulatorOptions, body: (sim: RunningSimulator, client: OpenAI) => Promise<void>): Promise<void> {
-  const sim = await startSimulator(options);
-  try {
-    await body(sim, new OpenAI({ apiKey: 'sim', baseURL: sim.baseURL, maxRetries: 0 }));
-  } finally {
-    await sim.stop();
-  }
-}
 
 /** The cached tokens the simulator reports for one request. */
 async function cachedOf(client: OpenAI, messages: readonly ChatMessage[]): Promise<number> {
@@ -130,10 +117,10 @@ describe('simulator prompt cache', () => {
       assert.equal(stats.totalCachedTokens, agentCached + summaryCached);
       assert.equal(stats.summaryCachedTokens, summaryCached);
       assert.deepEqual(stats.recent.map((sample) => sample.summarizing), [false, false, true]);
-      const shares = cachedShares(stats);
-      assert.equal(shares.summary, summaryCached / (seen[2]?.promptTokens ?? 0));
-      assert.equal(shares.agent, agentCached / ((seen[0]?.promptTokens ?? 0) + (seen[1]?.promptTokens ?? 0)));
-      assert.ok(shares.summary > 0.9, `a summary request is nearly all cached: ${shares.summary}`);
+      assert.equal(stats.summaryPromptTokens, seen[2]?.promptTokens);
+      assert.equal(stats.totalPromptTokens - stats.summaryPromptTokens, (seen[0]?.promptTokens ?? 0) + (seen[1]?.promptTokens ?? 0));
+      const summaryShare = stats.summaryCachedTokens / stats.summaryPromptTokens;
+      assert.ok(summaryShare > 0.9, `a summary request is nearly all cached: ${summaryShare}`);
     });
   });
 

@@ -5,7 +5,6 @@
  * Each session gets the planted facts; what it sent, and what the simulator said was cached, come off
  * the wire; its compactions from the state query (polled, as it keeps only the newest notices).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../../src/model/messages';
 import { createModelClient } from '../../src/model/client';
@@ -13,17 +12,8 @@ import type { CompactionNotice, SessionState } from '../../src/session/state';
 import type { SummarizerBehaviour } from '../../src/simulator/options';
 import { startSimulator } from '../../src/simulator/server';
 import type { Stack } from '../../test/helpers/stack';
-import {
-  factList,
-  findAll,
-  laterMessage,
-  learnWrittenPath,
-  PLANTED_FILE,
-  PLANTED_FILE_CONTENT,
-  secondMessage,
-  turnThreeBegun,
-  type Fact,
-} from './plantedFacts';
+import { factsPresent, laterMessage, secondMessage } from './plantedFacts';
+import { PlantedSession } from './plantedSession';
 import { int, num, say } from './result';
 import { startUsageProxy, type MeteredCall } from './usageProxy';
 
@@ -90,11 +80,9 @@ export interface CostRun {
 
 /** What the proxy saw of one session, as its requests were answered. */
 class SessionProbe {
-  readonly facts: Fact[] = factList();
   readonly calls: MeteredCall[] = [];
   readonly notices = new Map<string, CompactionNotice>();
   lastMessages: readonly ChatMessage[] = [];
-  private plantedRemoved = false;
 
   get label(): string {
     return `${int(this.setup.window / 1024)}K ${this.policy.id}`;
@@ -105,24 +93,14 @@ class SessionProbe {
     readonly policy: Policy,
     readonly sessionId: string,
     readonly task: string,
-    private readonly workspace: string,
+    readonly planted: PlantedSession,
   ) {}
-
-  plant(): void {
-    mkdirSync(this.workspace, { recursive: true });
-    writeFileSync(join(this.workspace, PLANTED_FILE), PLANTED_FILE_CONTENT);
-  }
 
   answered(messages: readonly ChatMessage[], call: MeteredCall): void {
     this.calls.push(call);
     if (call.summarizing) return;
     this.lastMessages = messages;
-    learnWrittenPath(this.facts, messages);
-    // Turn 3 has begun: the planted file leaves the workspace, so later listings no longer show it.
-    if (!this.plantedRemoved && turnThreeBegun(messages)) {
-      rmSync(join(this.workspace, PLANTED_FILE), { force: true });
-      this.plantedRemoved = true;
-    }
+    this.planted.stepRequest(messages);
   }
 
   /** Keeps every notice the state query shows; it holds only the newest, so this is called often. */
@@ -152,7 +130,10 @@ function failureOf(error: unknown): string {
   return error.cause instanceof Error ? error.cause.message : error.message;
 }
 
-/** Polls the sessions' state for notices and prints a progress line every `progressMs`. */
+/**
+ * Polls the sessions' state often enough to see every notice (the query keeps only the newest) and
+ * prints where each session is every 30 s, until `done`.
+ */
 async function watch(stack: Stack, probes: readonly SessionProbe[], done: () => boolean, started: number): Promise<void> {
   const POLL_MS = 1_500;
   const PROGRESS_MS = 30_000;
@@ -182,7 +163,7 @@ export async function runBehaviour(
   const probes = setups.flatMap((setup) =>
     policies.map((policy) => {
       const sessionId = `bench-cost-${behaviour}-${setup.window}-${policy.id}-${stamp}`;
-      return new SessionProbe(setup, policy, sessionId, taskFor(behaviour, setup, policy, shape), join(stack.workspaceRoot, sessionId));
+      return new SessionProbe(setup, policy, sessionId, taskFor(behaviour, setup, policy, shape), new PlantedSession(join(stack.workspaceRoot, sessionId)));
     }),
   );
   const byTask = new Map(probes.map((probe) => [probe.task, probe]));
@@ -198,7 +179,7 @@ export async function runBehaviour(
     return await stack.runWorker({ model: createModelClient({ baseURL: proxy.baseURL }) }, async () => {
       let finished = 0;
       const ends = probes.map(async (probe) => {
-        probe.plant();
+        probe.planted.plant();
         await stack.sessions.start(
           {
             task: probe.task,
@@ -218,18 +199,16 @@ export async function runBehaviour(
           () => null,
           (error: unknown) => failureOf(error),
         );
+        const elapsedMs = performance.now() - started;
         finished += 1;
-        return { failure, elapsedMs: performance.now() - started };
-      });
-      const watching = watch(stack, probes, () => finished === probes.length, started);
-      const results = await Promise.all(ends);
-      await watching;
-      const runs: CostRun[] = [];
-      for (const [index, probe] of probes.entries()) {
+        // The session has ended: its final state holds its last notices, and the proxy has seen all its requests.
         const state = await stack.sessions.state(probe.sessionId);
         probe.see(state);
-        runs.push(figuresOf(probe, state, behaviour, plannedSteps, results[index] ?? { failure: null, elapsedMs: 0 }, proxy.refused().get(probe.task) ?? 0));
-      }
+        return figuresOf(probe, state, behaviour, plannedSteps, { failure, elapsedMs }, proxy.refused().get(probe.task) ?? 0);
+      });
+      const watching = watch(stack, probes, () => finished === probes.length, started);
+      const runs = await Promise.all(ends);
+      await watching;
       return runs;
     });
   } finally {
@@ -249,8 +228,7 @@ function figuresOf(
   const notices = [...probe.notices.values()];
   const succeeded = notices.filter((notice) => notice.failed === undefined);
   const trigger = state.compaction.trigger;
-  const found = findAll(probe.facts, probe.lastMessages, new Set());
-  const present = probe.facts.filter((fact) => typeof found[fact.id] === 'string' && found[fact.id] !== 'not yet').map((fact) => fact.id);
+  const present = factsPresent(probe.planted.facts, probe.lastMessages);
   return {
     behaviour,
     window: probe.setup.window,
@@ -269,9 +247,9 @@ function figuresOf(
     compactionsChecked: succeeded.length,
     largestAfter: Math.max(0, ...succeeded.map((notice) => notice.tokensAfter)),
     breaker: state.compaction.breaker,
-    factsTotal: probe.facts.length,
+    factsTotal: probe.planted.facts.length,
     factsPresent: present,
-    factsMissing: probe.facts.map((fact) => fact.id).filter((id) => !present.includes(id)),
+    factsMissing: probe.planted.facts.map((fact) => fact.id).filter((id) => !present.includes(id)),
     all: totals(probe.calls),
     summary: totals(probe.calls.filter((call) => call.summarizing)),
     refusedRequests,

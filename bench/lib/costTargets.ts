@@ -3,8 +3,10 @@
  * price, cached shares, and each target judged from the runs as a line a reader can check. Pure.
  */
 import { SIMULATOR_PRICE } from '../../src/model/prices';
+import { SummarizerBehaviour } from '../../src/simulator/options';
 import type { CostRun, TokenTotals } from './costRun';
 import { FactId } from './plantedFacts';
+import { num } from './result';
 
 /** The simulator's nominal cached price (a quarter of its input price). */
 export const NOMINAL_CACHED_PER_MILLION = SIMULATOR_PRICE.cachedInputPerMillion ?? SIMULATOR_PRICE.inputPerMillion;
@@ -36,61 +38,86 @@ export function finished(run: CostRun): boolean {
   return run.status === 'completed' && run.failure === null && run.steps >= run.plannedSteps;
 }
 
+/** `n/a`: the run gave the target nothing to measure (no compaction to check, no summary call), so it neither passes nor fails. */
+export type Verdict = 'pass' | 'fail' | 'n/a';
+
 export interface TargetLine {
   readonly target: string;
-  readonly behaviour: string;
+  readonly behaviour: SummarizerBehaviour;
   readonly window: number;
   /** The measured figure in words. */
   readonly figure: string;
-  readonly pass: boolean;
+  readonly verdict: Verdict;
 }
 
-const pct = (value: number | undefined): string => (value === undefined ? 'n/a' : `${(value * 100).toFixed(1)}%`);
+export const pct = (value: number | undefined): string => (value === undefined ? 'n/a' : `${num(value * 100, 1)}%`);
+
+const verdictOf = (pass: boolean): Verdict => (pass ? 'pass' : 'fail');
+
+/** Successful compactions the state query never showed (it keeps only the newest notices). */
+function unseenCompactions(run: CostRun): number {
+  return compactions(run) - run.compactionsChecked;
+}
+
+/** `under/checked`, and how many compactions went unchecked. */
+export function underTriggerFigure(run: CostRun): string {
+  const unseen = unseenCompactions(run);
+  return `${run.compactionsChecked - run.overTriggerAfter}/${run.compactionsChecked}${unseen > 0 ? ` (${unseen} of ${compactions(run)} not seen)` : ''}`;
+}
 
 /** Behaviours whose targets are only that the session survives them. */
-const HOSTILE = ['refusal', 'empty', 'long', 'fail'];
+const HOSTILE: ReadonlySet<SummarizerBehaviour> = new Set([
+  SummarizerBehaviour.refusal,
+  SummarizerBehaviour.empty,
+  SummarizerBehaviour.long,
+  SummarizerBehaviour.fail,
+]);
 
 /** Every target that applies to a configuration (current and baseline runs of one behaviour and window). */
-export function judge(current: CostRun, baseline: CostRun | undefined): TargetLine[] {
+export function judge(current: CostRun, baseline: CostRun): TargetLine[] {
   const lines: TargetLine[] = [];
-  // A plain string: behaviours another branch adds (verbose, halfFacts, empty) are judged once they exist.
-  const behaviour: string = current.behaviour;
-  const line = (target: string, figure: string, pass: boolean) => lines.push({ target, behaviour: current.behaviour, window: current.window, figure, pass });
-  if (behaviour === 'sectioned') {
+  const line = (target: string, figure: string, verdict: Verdict) => lines.push({ target, behaviour: current.behaviour, window: current.window, figure, verdict });
+  const facts = `${current.factsPresent.length}/${current.factsTotal}`;
+  if (current.behaviour === SummarizerBehaviour.sectioned) {
     const summary = cachedShare(current.summary);
-    line('summary calls ≥ 90% cached', `${pct(summary)} of ${current.summary.calls} calls`, summary !== undefined && summary >= 0.9);
+    line('summary calls ≥ 90% cached', `${pct(summary)} of ${current.summary.calls} calls`, summary === undefined ? 'n/a' : verdictOf(summary >= 0.9));
     const floor = current.window >= 131_072 ? 0.9 : 0.8;
     const all = cachedShare(current.all);
-    line(`all calls ≥ ${floor * 100}% cached`, pct(all), all !== undefined && all >= floor);
+    line(`all calls ≥ ${floor * 100}% cached`, pct(all), all === undefined ? 'n/a' : verdictOf(all >= floor));
   }
-  if (baseline) {
-    const costRatio = inputCost(current.all) / inputCost(baseline.all);
-    const factsEqualOrBetter = current.factsPresent.length >= baseline.factsPresent.length;
+  const costRatio = inputCost(current.all) / inputCost(baseline.all);
+  line(
+    'cost-weighted input ≤ 0.7× baseline, facts ≥ baseline',
+    `${costRatio.toFixed(2)}×; facts ${current.factsPresent.length} vs ${baseline.factsPresent.length}`,
+    verdictOf(costRatio <= 0.7 && current.factsPresent.length >= baseline.factsPresent.length),
+  );
+  if (current.behaviour === SummarizerBehaviour.verbose) {
+    const count = compactions(current);
+    // Without a compaction the verbose summarizer was never asked: the rate says nothing about it.
     line(
-      'cost-weighted input ≤ 0.7× baseline, facts ≥ baseline',
-      `${costRatio.toFixed(2)}×; facts ${current.factsPresent.length} vs ${baseline.factsPresent.length}`,
-      costRatio <= 0.7 && factsEqualOrBetter,
+      '≤ 1 compaction per 4 steps',
+      count === 0 ? `no compaction in ${current.steps} steps` : `${count} in ${current.steps} steps (1 per ${num(current.steps / count, 1)})`,
+      count === 0 ? 'n/a' : verdictOf(count * 4 <= current.steps),
     );
+    line('every fact at the end', facts, verdictOf(current.factsMissing.length === 0));
   }
-  if (behaviour === 'verbose') {
-    const perStep = compactions(current) / Math.max(1, current.steps);
-    line('≤ 1 compaction per 4 steps', `${compactions(current)} in ${current.steps} steps (1 per ${(1 / Math.max(perStep, 1e-9)).toFixed(1)})`, perStep <= 0.25);
-    line('every fact at the end', `${current.factsPresent.length}/${current.factsTotal}`, current.factsMissing.length === 0);
-  }
-  if (behaviour === 'halfFacts') {
-    line('≥ 80% of facts at the end', `${current.factsPresent.length}/${current.factsTotal}`, factShare(current) >= 0.8);
+  if (current.behaviour === SummarizerBehaviour.halfFacts) {
+    line('≥ 80% of facts at the end', facts, verdictOf(factShare(current) >= 0.8));
     const needed = [FactId.constraint, FactId.failingTestFromOutput];
     const lost = needed.filter((id) => !current.factsPresent.includes(id));
-    line('constraint and failing-command facts at the end', lost.length === 0 ? 'both present' : `missing: ${lost.join(', ')}`, lost.length === 0);
+    line('constraint and failing-command facts at the end', lost.length === 0 ? 'both present' : `missing: ${lost.join(', ')}`, verdictOf(lost.length === 0));
   }
-  if (HOSTILE.includes(behaviour)) {
-    line('session finishes', `${current.status}${current.outcome ? ` (${current.outcome})` : ''}, step ${current.steps} of ${current.plannedSteps}`, finished(current));
+  if (HOSTILE.has(current.behaviour)) {
+    line('session finishes', `${current.status}${current.outcome ? ` (${current.outcome})` : ''}, step ${current.steps} of ${current.plannedSteps}`, verdictOf(finished(current)));
+    // One compaction over the trigger fails it; "each" passes only when there was one and every one was seen.
+    const unseen = unseenCompactions(current);
+    const nothingChecked = current.compactionsChecked === 0 && unseen === 0;
     line(
       'under the trigger after each compaction',
-      `${current.compactionsChecked - current.overTriggerAfter}/${current.compactionsChecked} (largest ${current.largestAfter} vs trigger ${current.trigger})`,
-      current.overTriggerAfter === 0,
+      nothingChecked ? 'no compaction to check' : `${underTriggerFigure(current)} (largest ${current.largestAfter} vs trigger ${current.trigger})`,
+      current.overTriggerAfter > 0 ? 'fail' : current.compactionsChecked === 0 || unseen > 0 ? 'n/a' : 'pass',
     );
-    line('≥ 60% of facts at the end', `${current.factsPresent.length}/${current.factsTotal}`, factShare(current) >= 0.6);
+    line('≥ 60% of facts at the end', facts, verdictOf(factShare(current) >= 0.6));
   }
   return lines;
 }

@@ -1,7 +1,7 @@
 /**
  * The facts the facts and cost benchmarks plant early in a session — through user messages and
- * through real tool output — and how they are looked for in a request's messages. No I/O: the
- * benchmarks plant the workspace file and read the requests themselves.
+ * through real tool output — and how they are looked for in a request's messages. No I/O:
+ * plantedSession.ts plants the workspace file, and the benchmarks read the requests themselves.
  */
 import type { ChatMessage } from '../../src/model/messages';
 import { isMemoryMessage } from '../../src/model/memoryFormat';
@@ -120,21 +120,23 @@ function textsOf(message: ChatMessage): string[] {
   return texts;
 }
 
+/** Where a fact found in several places is reported: the pinned messages outrank the memory, which outranks a summary, then the tail. */
+const RANK: Record<Where, number> = { pinned: 3, memory: 2, summary: 1, tail: 0 };
+
+/** The first two messages are the pinned system prompt and task. */
+function whereIs(message: ChatMessage, index: number): Where {
+  if (index < 2) return 'pinned';
+  if (message.role !== 'user') return 'tail';
+  if (isMemoryMessage(message.content)) return 'memory';
+  return isSummaryMessage(message.content) ? 'summary' : 'tail';
+}
+
 function locate(messages: readonly ChatMessage[], text: string): Where | null {
   let where: Where | null = null;
   for (const [index, message] of messages.entries()) {
     if (!textsOf(message).some((part) => part.includes(text))) continue;
-    // The first two messages are the pinned system prompt and task; the memory outranks a summary, which outranks the tail.
-    const here: Where =
-      index < 2
-        ? 'pinned'
-        : message.role === 'user' && isMemoryMessage(message.content)
-          ? 'memory'
-          : message.role === 'user' && isSummaryMessage(message.content)
-            ? 'summary'
-            : 'tail';
-    const rank: Record<Where, number> = { pinned: 3, memory: 2, summary: 1, tail: 0 };
-    if (where === null || rank[here] > rank[where]) where = here;
+    const here = whereIs(message, index);
+    if (where === null || RANK[here] > RANK[where]) where = here;
   }
   return where;
 }
@@ -169,4 +171,9 @@ export function findAll(facts: readonly Fact[], messages: readonly ChatMessage[]
       return [fact.id, where ?? (entered.has(fact.id) ? null : 'not yet')];
     }),
   );
+}
+
+/** Ids of the facts `messages` carry, in the facts' order. */
+export function factsPresent(facts: readonly Fact[], messages: readonly ChatMessage[]): string[] {
+  return facts.filter((fact) => fact.text !== undefined && locate(messages, fact.text) !== null).map((fact) => fact.id);
 }

@@ -4,9 +4,9 @@
  * reported. It reads the wire, not the simulator's internals, so it measures whatever the simulator
  * (or a real endpoint) says about its prompt cache.
  */
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatMessage } from '../../src/model/messages';
-import { serveOnLoopback } from '../../test/helpers/loopbackHttp';
+import { forwardToLoopback, isChatCompletion, readAll, relayAnswer, serveOnLoopback } from '../../test/helpers/loopbackHttp';
 import { isSummarizationRequest } from '../../src/simulator/summarize';
 
 /** One answered chat completion. */
@@ -36,12 +36,6 @@ export interface UsageProxy {
 
 interface UsageBody {
   usage?: { prompt_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } };
-}
-
-async function readAll(stream: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 function messagesOf(raw: Buffer): ChatMessage[] {
@@ -79,41 +73,20 @@ export async function startUsageProxy(route: Route, onAnswered?: AnsweredHook): 
 
   async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readAll(req);
-    const isChat = req.method === 'POST' && (req.url ?? '').startsWith('/v1/chat/completions');
+    const isChat = isChatCompletion(req);
     const messages = isChat ? messagesOf(body) : [];
     const task = isChat ? taskOf(messages) : undefined;
-    const targetPort = route(task);
-    const upstream = httpRequest({
-      host: '127.0.0.1',
-      port: targetPort,
-      method: req.method,
-      path: req.url,
-      headers: { ...req.headers, host: `127.0.0.1:${targetPort}` },
-    });
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-      upstream.once('response', resolve);
-      upstream.once('error', reject);
-      upstream.end(body);
-    });
-    const answerBody = await readAll(answer);
+    const answer = await forwardToLoopback(req, res, body, route(task));
     if (task !== undefined) {
-      if (answer.statusCode === 200) {
-        const call: MeteredCall = { task, summarizing: isSummarizationRequest(messages), ...usageOf(answerBody) };
+      if (answer.status === 200) {
+        const call: MeteredCall = { task, summarizing: isSummarizationRequest(messages), ...usageOf(answer.body) };
         calls.push(call);
         onAnswered?.(messages, call);
       } else {
         refused.set(task, (refused.get(task) ?? 0) + 1);
       }
     }
-    // The body was read whole, so its length is known; the simulator's own framing does not matter.
-    const headers = { ...answer.headers };
-    delete headers['transfer-encoding'];
-    headers['content-length'] = String(answerBody.length);
-    res.writeHead(answer.statusCode ?? 502, headers);
-    res.end(answerBody);
+    relayAnswer(res, answer);
   }
 
   const server = await serveOnLoopback(forward);

@@ -42,7 +42,6 @@ export class PromptCache {
    * reused, so a key names one exact prefix. Both maps are in least-recently-used order.
    */
   private readonly conversations = new Map<string, Map<string, Prefix>>();
-  private prefixesKept = 0;
   private lastPrefixId = 0;
 
   /** Cached tokens of this request; then its prefixes are remembered for the conversation's later requests. */
@@ -78,22 +77,21 @@ export class PromptCache {
   }
 
   private remember(seen: Map<string, Prefix>, key: string, prefix: Prefix): void {
-    if (seen.delete(key)) this.prefixesKept -= 1;
+    seen.delete(key);
     seen.set(key, prefix);
-    this.prefixesKept += 1;
-    if (seen.size > PREFIXES_PER_CONVERSATION) {
-      seen.delete(seen.keys().next().value as string);
-      this.prefixesKept -= 1;
-    }
+    if (seen.size > PREFIXES_PER_CONVERSATION) seen.delete(seen.keys().next().value as string);
   }
 
   /** Drops least recently used conversations (never the current one) until both caps hold. */
   private forgetOldConversations(current: string): void {
+    // Counted afresh (a thousand map sizes at most) rather than kept in step with every change by hand.
+    let prefixesKept = 0;
+    for (const seen of this.conversations.values()) prefixesKept += seen.size;
     for (const [key, seen] of this.conversations) {
-      if (this.conversations.size <= CONVERSATIONS_KEPT && this.prefixesKept <= PREFIXES_KEPT) break;
+      if (this.conversations.size <= CONVERSATIONS_KEPT && prefixesKept <= PREFIXES_KEPT) break;
       if (key === current) continue;
       this.conversations.delete(key);
-      this.prefixesKept -= seen.size;
+      prefixesKept -= seen.size;
     }
   }
 }

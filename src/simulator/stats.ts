@@ -140,13 +140,3 @@ export class StatsRecorder {
 export function totalRejected(stats: SimulatorStats): number {
   return Object.values(stats.rejected).reduce((sum, count) => sum + count, 0);
 }
-
-/** Share of prompt tokens served from the prompt cache, for summarization requests, agent steps and all; 0 where nothing was sent. */
-export function cachedShares(stats: SimulatorStats): { readonly summary: number; readonly agent: number; readonly all: number } {
-  const share = (cached: number, prompt: number): number => (prompt === 0 ? 0 : cached / prompt);
-  return {
-    summary: share(stats.summaryCachedTokens, stats.summaryPromptTokens),
-    agent: share(stats.totalCachedTokens - stats.summaryCachedTokens, stats.totalPromptTokens - stats.summaryPromptTokens),
-    all: share(stats.totalCachedTokens, stats.totalPromptTokens),
-  };
-}

@@ -46,7 +46,7 @@ export interface SummaryAnswer {
 /** The summary's text under `behaviour`, before any max_tokens cut. */
 function summaryText(messages: readonly ChatMessage[], behaviour: SummarizerBehaviour): string {
   const region = summaryRegion(messages);
-  const facts = (maxFiles?: number) => gatherFacts(region.messages, { ...(region.task ? { task: region.task } : {}), ...(maxFiles ? { maxFiles } : {}) });
+  const facts = (maxFiles?: number) => gatherFacts(region, maxFiles);
   switch (behaviour) {
     case SummarizerBehaviour.refusal:
       return REFUSAL_TEXT;
@@ -81,11 +81,7 @@ function summaryText(messages: readonly ChatMessage[], behaviour: SummarizerBeha
  * max_completion_tokens or max_tokens) unless the behaviour ignores it; `fail` is not an answer
  * (the server answers 500 before asking) and is answered like `sectioned` if it gets here.
  */
-export function summaryAnswer(
-  messages: readonly ChatMessage[],
-  behaviour: SummarizerBehaviour = SummarizerBehaviour.sectioned,
-  maxTokens?: number,
-): SummaryAnswer {
+export function summaryAnswer(messages: readonly ChatMessage[], behaviour: SummarizerBehaviour, maxTokens: number | undefined): SummaryAnswer {
   const text = summaryText(messages, behaviour);
   const full: AssistantReply = { role: 'assistant', content: text };
   if (maxTokens === undefined || IGNORES_MAX_TOKENS.has(behaviour)) return { reply: full, finishReason: 'stop' };

@@ -1,30 +1,20 @@
 /**
  * The facts the scripted summarizer finds in the messages it is asked to summarize: the goal, the
  * user's CONSTRAINT lines, the files touched and where the work stands, an earlier summary's merged
- * in. Pure: messages in, facts out.
+ * in. Pure: a region in, facts out.
  */
-import type { ChatMessage } from '../model/messages';
 import { isSummaryMessage } from '../model/summaryFormat';
 import { firstWords, SimTool, stepOfCallId, withoutDirective } from './script';
 import type { SummaryProgress } from './summaryParts';
+import type { SummaryRegion } from './summaryRegion';
 import { readSummary, type SummaryFacts } from './summaryStyles';
 
 /** Newest files kept by default: enough to be useful, few enough to keep the summary within ~600 tokens. */
-export const MAX_SUMMARY_FILES = 30;
+const MAX_SUMMARY_FILES = 30;
 /** Words of the task quoted as the goal. */
 const GOAL_WORDS = 24;
 /** Lines starting with this in a user message are facts a summary must keep; benchmarks check they survive. */
-export const CONSTRAINT_PREFIX = 'CONSTRAINT:';
-
-export interface GatherOptions {
-  /**
-   * The pinned task, when it is not among the messages (a range that starts after it): the goal is
-   * taken from it, nothing else, since the instruction asks for the range only.
-   */
-  readonly task?: ChatMessage;
-  /** Newest files listed; the older ones are counted in `droppedFiles`. @default MAX_SUMMARY_FILES */
-  readonly maxFiles?: number;
-}
+const CONSTRAINT_PREFIX = 'CONSTRAINT:';
 
 function pathArgument(argumentsJson: string): string | undefined {
   try {
@@ -36,19 +26,23 @@ function pathArgument(argumentsJson: string): string | undefined {
   }
 }
 
+function trimmedLines(text: string): string[] {
+  return text.split('\n').map((line) => line.trim());
+}
+
 /** The goal a user message states: its first words, CONSTRAINT lines and directives left out. */
 function goalOf(text: string): string {
-  const asked = text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => !line.startsWith(CONSTRAINT_PREFIX))
-    .join(' ');
+  const asked = trimmedLines(text).filter((line) => !line.startsWith(CONSTRAINT_PREFIX)).join(' ');
   return firstWords(asked === '' ? text : asked, GOAL_WORDS);
 }
 
-export function gatherFacts(messages: readonly ChatMessage[], options: GatherOptions = {}): SummaryFacts {
-  const maxFiles = options.maxFiles ?? MAX_SUMMARY_FILES;
-  let goal: string | undefined = options.task?.role === 'user' ? goalOf(options.task.content) : undefined;
+/**
+ * The facts of the region's messages. Its pinned task, when the region starts after it, gives the
+ * goal and nothing else, since the instruction asks for the range only. The newest `maxFiles` files
+ * are listed, the older ones counted in `droppedFiles`.
+ */
+export function gatherFacts(region: SummaryRegion, maxFiles = MAX_SUMMARY_FILES): SummaryFacts {
+  let goal: string | undefined = region.task?.role === 'user' ? goalOf(region.task.content) : undefined;
   let carriedGoal: string | undefined;
   // Insertion-ordered sets; a file touched again moves to the end, so the cap keeps the newest.
   const constraints = new Set<string>();
@@ -59,7 +53,7 @@ export function gatherFacts(messages: readonly ChatMessage[], options: GatherOpt
   let toolCalls = 0;
   let finished = false;
 
-  for (const message of messages) {
+  for (const message of region.messages) {
     if (message.role === 'user' && isSummaryMessage(message.content)) {
       const carried = readSummary(message.content);
       carriedGoal ??= carried.goal;
@@ -67,10 +61,7 @@ export function gatherFacts(messages: readonly ChatMessage[], options: GatherOpt
       for (const file of carried.files) files.add(file);
       previous = carried.progress;
     } else if (message.role === 'user') {
-      const stated = message.content
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line.startsWith(CONSTRAINT_PREFIX));
+      const stated = trimmedLines(message.content).filter((line) => line.startsWith(CONSTRAINT_PREFIX));
       for (const line of stated) constraints.add(withoutDirective(line));
       // The task opens the conversation; a user message after an earlier summary is a later turn, not the goal.
       if (goal === undefined && carriedGoal === undefined) goal = goalOf(message.content);

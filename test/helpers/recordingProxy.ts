@@ -5,9 +5,9 @@
  * same context was sent to the model twice.
  */
 import { createHash } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatMessage } from '../../src/model/messages';
-import { serveOnLoopback } from './loopbackHttp';
+import { forwardToLoopback, isChatCompletion, readAll, relayAnswer, serveOnLoopback } from './loopbackHttp';
 
 export interface ProxiedCall {
   /** Date.now() when the request reached the proxy (before it was forwarded). */
@@ -87,12 +87,6 @@ function replyKeyOf(raw: Buffer): string | undefined {
   }
 }
 
-async function readAll(stream: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
 /** Starts a proxy on a free port that forwards everything to the simulator on `targetPort`. */
 export async function startRecordingProxy(targetPort: number): Promise<RecordingProxy> {
   const calls: ProxiedCall[] = [];
@@ -100,40 +94,17 @@ export async function startRecordingProxy(targetPort: number): Promise<Recording
   async function forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const at = Date.now();
     const body = await readAll(req);
-    const isChat = req.method === 'POST' && (req.url ?? '').startsWith('/v1/chat/completions');
-    const call = isChat ? describeRequest(body, at) : undefined;
+    const call = isChatCompletion(req) ? describeRequest(body, at) : undefined;
     if (call) calls.push(call);
-
-    const upstream = httpRequest({
-      host: '127.0.0.1',
-      port: targetPort,
-      method: req.method,
-      path: req.url,
-      headers: { ...req.headers, host: `127.0.0.1:${targetPort}` },
-    });
-    // A worker killed mid-request: drop the forwarded request too, as a real connection would.
-    res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
-    });
-    const answer = await new Promise<IncomingMessage>((resolve, reject) => {
-      upstream.once('response', resolve);
-      upstream.once('error', reject);
-      upstream.end(body);
-    });
-    const answerBody = await readAll(answer);
+    const answer = await forwardToLoopback(req, res, body, targetPort);
     if (call) {
-      call.status = answer.statusCode;
-      if (answer.statusCode === 200) {
-        const key = replyKeyOf(answerBody);
+      call.status = answer.status;
+      if (answer.status === 200) {
+        const key = replyKeyOf(answer.body);
         if (key !== undefined) call.replyKey = key;
       }
     }
-    // The body was read whole, so its length is known; the simulator's own framing does not matter.
-    const headers = { ...answer.headers };
-    delete headers['transfer-encoding'];
-    headers['content-length'] = String(answerBody.length);
-    res.writeHead(answer.statusCode ?? 502, headers);
-    res.end(answerBody);
+    relayAnswer(res, answer);
   }
 
   const server = await serveOnLoopback(forward);

@@ -1,0 +1,32 @@
+/**
+ * One benchmark session's planted facts and its workspace file, kept in step with the requests it
+ * sends: the file is written before the session starts and removed once turn 3 begins, so only the
+ * first two turns' listings carry its name; the agent's first written path is learnt as it appears.
+ * The facts and cost benchmarks both drive one per session.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChatMessage } from '../../src/model/messages';
+import { factList, learnWrittenPath, PLANTED_FILE, PLANTED_FILE_CONTENT, turnThreeBegun, type Fact } from './plantedFacts';
+
+export class PlantedSession {
+  readonly facts: Fact[] = factList();
+  private fileRemoved = false;
+
+  constructor(private readonly workspace: string) {}
+
+  /** Writes the planted file; call before the session starts. */
+  plant(): void {
+    mkdirSync(this.workspace, { recursive: true });
+    writeFileSync(join(this.workspace, PLANTED_FILE), PLANTED_FILE_CONTENT);
+  }
+
+  /** Call with each step request's messages (not a summary request's), in order. */
+  stepRequest(messages: readonly ChatMessage[]): void {
+    learnWrittenPath(this.facts, messages);
+    if (!this.fileRemoved && turnThreeBegun(messages)) {
+      rmSync(join(this.workspace, PLANTED_FILE), { force: true });
+      this.fileRemoved = true;
+    }
+  }
+}
