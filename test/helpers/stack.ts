@@ -51,8 +51,18 @@ function quietRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   runtimeInstalled = true;
 }
 
+/**
+ * A stack on a fresh dev server. A server that fails to start or to answer the client is this
+ * machine's trouble, not the code under test's (CI once lost a whole test file to it, with the
+ * reason cut from its log), so the reason goes to stderr and a fresh server gets one more try.
+ */
 export async function startStack(options: { logLevel?: 'WARN' | 'ERROR' } = {}): Promise<Stack> {
-  return startStackOn(await startTestTemporal(), options);
+  try {
+    return await startStackOn(await startTestTemporal(), options);
+  } catch (err) {
+    process.stderr.write(`test stack: the dev server did not come up (${String(err)}); trying a fresh one once more\n`);
+    return startStackOn(await startTestTemporal(), options);
+  }
 }
 
 /**
@@ -65,12 +75,19 @@ export async function startStackOn(temporal: TestTemporal, options: { logLevel?:
   const storeFile = join(dir, 'transcripts.db');
   const workspaceRoot = join(dir, 'workspaces');
   const store = new SqliteTranscriptStore(storeFile);
-  const connection = await Connection.connect({ address: temporal.address });
+  let connection: Connection;
+  let bundle: WorkflowBundleOption;
+  try {
+    connection = await Connection.connect({ address: temporal.address });
+    bundle = await workflowBundle();
+  } catch (err) {
+    // The stack owns the server: a half-built stack must not leave it running for the next file.
+    await store.close();
+    await temporal.stop();
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
   const client = new Client({ connection });
-  const prebuilt = checkPrebuiltBundle(DEFAULT_BUNDLE_PATH);
-  const bundle: WorkflowBundleOption = prebuilt.usable
-    ? { codePath: prebuilt.codePath }
-    : await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
 
   async function runWorker<T>(deps: WorkerDeps, work: () => Promise<T>): Promise<T> {
     const workerConnection = await NativeConnection.connect({ address: temporal.address });
@@ -113,6 +130,13 @@ export async function startStackOn(temporal: TestTemporal, options: { logLevel?:
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The bundle `npm run build` wrote when it matches the compiled workflow code; else a fresh one. */
+async function workflowBundle(): Promise<WorkflowBundleOption> {
+  const prebuilt = checkPrebuiltBundle(DEFAULT_BUNDLE_PATH);
+  if (prebuilt.usable) return { codePath: prebuilt.codePath };
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
