@@ -157,6 +157,43 @@ describe('session memory', () => {
     assert.doesNotMatch(said, /wrote \d+ bytes|took \d+ ms/);
   });
 
+  it('what was stated outranks the artifact trail: a long trail does not push out values and errors that left (bench/cost, issue #25)', async () => {
+    const { put, call, run, memory } = await transcript('mem-9');
+    const noise = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `test case ${from + i}: ok`).join('\n');
+    const logged = (command: string) => `${command} 2>&1 | tee /tmp/agent-logs/${command.split(' ')[1]}-output-of-this-step.log; exit \${PIPESTATUS[0]}`;
+    await put({
+      role: 'user',
+      content:
+        'CONSTRAINT: never edit files under vendor/, they are generated. CI reports one failing test in test/parser.test.ts; ' +
+        'the code under test is src/parser/tokenize.ts. The CLI users depend on the tokenizer, so its public API stays as it is. ' +
+        'Please look into the failure first and tell me what you find before changing any behaviour.',
+    });
+    await run(logged('npm test -- --reporter=tap'), 'ok 1 - lexer\nnot ok 2 - tokenizer_keeps_trailing_tabs\nAssertionError: expected 2 tabs, got 0\nexit code: 1',
+      "I'll keep the old tokenize() signature and add a strict flag instead of changing the default.");
+    await run(logged('node bench/parser.js --iterations=100000'), 'parser benchmark: 7217 ops/s\nexit code: 0');
+    await run(logged('node --expose-gc scripts/heap.js --cases=460'), `${noise(1, 230)}\npeak heap: 48088 KB\n${noise(231, 460)}\nexit code: 0`);
+    await run(logged('npx tsc --noEmit -p tsconfig.json'), `${noise(1, 200)}\nsrc/parser/lexer.ts(88,7): error TS2322: Type 'number' is not assignable to type 'TabStop'.\n${noise(201, 400)}\nexit code: 0`,
+      'Found it: the root cause is TAB_WIDTH = 4 hard-coded in src/parser/lexer.ts, so trailing tabs are dropped.');
+    // What an agent does for a hundred steps after: notes written, read and listed, checks rerun, a turn at a time.
+    for (let i = 0; i < 30; i++) {
+      if (i % 3 === 0) await put({ role: 'user', content: `Go on with part ${i / 3 + 2} of the clean-up; keep the notes under notes/ up to date as you go, and rerun the checks after each change.` });
+      const path = `notes/step-${(i * 7919).toString(16)}-${i}.md`;
+      await call('write_file', { path, content: 'n'.repeat(300) }, `wrote 300 bytes to ${path}`);
+      await call('read_file', { path }, 'n'.repeat(300));
+      await call('list_files', { path: '.' }, `notes/\nsrc/\nlegacy-${i}.pegjs`);
+      await run(`seq -f 'test case %.0f: ok' 1 ${400 + i}`, `${noise(1, 20)}\nexit code: 0`);
+    }
+    // Under a 32K window's 1,638: the bench's session quoted longer user messages than this one does.
+    const budget = 1300;
+    const text = await memory(budget);
+    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Files written'));
+    for (const line of ['not ok 2 - tokenizer_keeps_trailing_tabs', 'parser benchmark: 7217 ops/s', 'peak heap: 48088 KB', "not assignable to type 'TabStop'"]) {
+      assert.ok(said.includes(line), `the outputs section keeps ${line}`);
+    }
+    assert.match(text, /## Files written or edited[\s\S]*notes\/step-/, 'the trail still has its place');
+  });
+
   it('names the seqs truncation dropped (neither summarized nor kept)', async () => {
     const last = await session('mem-2');
     const text = buildSessionMemory({ rows: await store.list('mem-2'), taskSeq: 1, summarized: [[6, 12]], kept: [[0, 1], [13, last]], budgetTokens: 2048 });

@@ -12,7 +12,7 @@ import type { SeqRun } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
 import { commandLines } from './memory/commandTrail';
 import { readFiles, writtenFiles } from './memory/fileTrail';
-import { fitSections } from './memory/fitSections';
+import { fitSections, sectionsTokens } from './memory/fitSections';
 import { leftSection, leftSeqs } from './memory/leftContext';
 import { outputLines } from './memory/outputLines';
 import { statedLines } from './memory/statedLines';
@@ -21,6 +21,14 @@ import { quoteUserMessages, userMessages } from './memory/userMessages';
 
 /** Share of the budget the verbatim user messages may take; the other sections get the rest. */
 const USER_MESSAGES_SHARE = 0.5;
+/**
+ * Share of what the user messages leave that what was stated and what outputs said may take before
+ * the artifact trail gets any. A trail line points at a file or a command the agent can look at
+ * again; a statement or a printed value that leaves here is gone from the context. A cost benchmark
+ * at 32K lost a printed number and a compiler error from a starved outputs section while the trail
+ * listed notes files. The trail keeps the rest, and whatever the statements leave unused.
+ */
+const STATED_SHARE = 0.6;
 
 export interface SessionMemoryInput {
   /** Every stored row of the session, in seq order. */
@@ -55,17 +63,25 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
 
   const leaving = originals.filter((row) => outOfContext.has(row.seq) && row.seq > input.taskSeq);
   const tools = toolFacts(originals);
-  const sections = [
-    { title: '## Stated by the user and the agent (constraints, decisions, findings; newest first)', lines: statedLines(leaving, quoted.verbatim) },
-    {
-      title: '## What tool outputs said (errors, failing checks, printed values; newest first)',
-      lines: outputLines(tools.filter((fact) => outOfContext.has(fact.resultSeq))),
-    },
-    { title: '## Files written or edited (path, last seq, size)', lines: writtenFiles(tools) },
-    { title: '## Commands, newest first (exit status and last output line; runs alike counted once)', lines: commandLines(tools) },
-    { title: '## Files read or listed (newest first)', lines: readFiles(tools) },
-  ];
-  return [header, '', ...[quoted.lines, ...fitSections(sections, remaining)].flatMap((lines) => (lines.length > 0 ? [...lines, ''] : [])), ...leftLines].join('\n');
+  const stated = fitSections(
+    [
+      { title: '## Stated by the user and the agent (constraints, decisions, findings; newest first)', lines: statedLines(leaving, quoted.verbatim) },
+      {
+        title: '## What tool outputs said (errors, failing checks, printed values; newest first)',
+        lines: outputLines(tools.filter((fact) => outOfContext.has(fact.resultSeq))),
+      },
+    ],
+    Math.floor(remaining * STATED_SHARE),
+  );
+  const trail = fitSections(
+    [
+      { title: '## Files written or edited (path, last seq, size)', lines: writtenFiles(tools) },
+      { title: '## Commands, newest first (exit status and last output line; runs alike counted once)', lines: commandLines(tools) },
+      { title: '## Files read or listed (newest first)', lines: readFiles(tools) },
+    ],
+    remaining - sectionsTokens(stated),
+  );
+  return [header, '', ...[quoted.lines, ...stated, ...trail].flatMap((lines) => (lines.length > 0 ? [...lines, ''] : [])), ...leftLines].join('\n');
 }
 
 /** The memory as the message the context carries. */

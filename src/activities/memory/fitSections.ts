@@ -55,3 +55,8 @@ function fitSection(section: MemorySection, costs: readonly number[], need: numb
   const omitted = lines.length - 1 - newest.length;
   return [title, ...newest, moreLine(omitted), lines[lines.length - 1]!];
 }
+
+/** What fitted sections cost against a budget, as fitSections counts it. */
+export function sectionsTokens(sections: readonly (readonly string[])[]): number {
+  return sections.flat().reduce((total, line) => total + lineTokens(line), 0);
+}
