@@ -13,6 +13,7 @@ import type { Stack } from '../test/helpers/stack';
 import { runBehaviour, type CostRun, type Policy, type SessionShape, type WindowSetup } from './lib/costRun';
 import {
   cachedShare,
+  factsFigure,
   HOSTED_CACHED_PER_MILLION,
   inputCost,
   judge,
@@ -94,7 +95,7 @@ function runRow(run: CostRun): string[] {
     run.policy,
     ended(run),
     strategies(run),
-    `${run.factsPresent.length}/${run.factsTotal}${run.factsMissing.length > 0 ? ` (lost: ${run.factsMissing.join(', ')})` : ''}`,
+    factsFigure(run),
     `${pct(cachedShare(run.summary))} of ${run.summary.calls}`,
     pct(cachedShare(run.all)),
     int(run.all.promptTokens),

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CostRun } from '../bench/lib/costRun';
-import { judge, type TargetLine } from '../bench/lib/costTargets';
+import { factsFigure, judge, type TargetLine } from '../bench/lib/costTargets';
 import type { SummarizerBehaviour } from '../src/simulator/options';
 
 const TOKENS = { calls: 120, promptTokens: 1_000_000, cachedTokens: 900_000 };
@@ -29,6 +29,7 @@ function run(behaviour: SummarizerBehaviour, overrides: Partial<CostRun> = {}): 
     factsTotal: 13,
     factsPresent: Array.from({ length: 13 }, (_, index) => `fact ${index}`),
     factsMissing: [],
+    factsNeverStated: [],
     all: TOKENS,
     summary: { calls: 4, promptTokens: 80_000, cachedTokens: 78_000 },
     refusedRequests: 0,
@@ -69,5 +70,13 @@ describe('cost benchmark targets', () => {
     const lines = judge(run('sectioned', { summary: { calls: 0, promptTokens: 0, cachedTokens: 0 } }), baseline);
     assert.equal(verdictOf(lines, 'summary calls ≥ 90% cached'), 'n/a');
     assert.equal(verdictOf(judge(run('sectioned'), baseline), 'summary calls ≥ 90% cached'), 'pass');
+  });
+
+  it('every fact at the end: a fact never stated to the model is named apart from one lost, and still fails the target', () => {
+    const present = Array.from({ length: 11 }, (_, index) => `fact ${index}`);
+    const current = run('verbose', { factsPresent: present, factsMissing: ['fact 11', 'fact 12'], factsNeverStated: ['fact 12'] });
+    assert.equal(factsFigure(current), '11/13 (lost: fact 11; never stated: fact 12)');
+    assert.equal(verdictOf(judge(current, run('verbose', { policy: 'baseline' })), 'every fact at the end'), 'fail');
+    assert.equal(factsFigure(run('verbose')), '13/13');
   });
 });

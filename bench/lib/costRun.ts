@@ -71,6 +71,8 @@ export interface CostRun {
   /** Facts in the last step request (not a summary call) the simulator answered. */
   readonly factsPresent: readonly string[];
   readonly factsMissing: readonly string[];
+  /** Of the missing facts, those no step request ever held: never stated, rather than lost. */
+  readonly factsNeverStated: readonly string[];
   readonly all: TokenTotals;
   readonly summary: TokenTotals;
   /** Requests not answered with 200 (a failing summarizer, a refused oversize request). */
@@ -250,6 +252,7 @@ function figuresOf(
     factsTotal: probe.planted.facts.length,
     factsPresent: present,
     factsMissing: probe.planted.facts.map((fact) => fact.id).filter((id) => !present.includes(id)),
+    factsNeverStated: probe.planted.facts.map((fact) => fact.id).filter((id) => !probe.planted.entered.has(id)),
     all: totals(probe.calls),
     summary: totals(probe.calls.filter((call) => call.summarizing)),
     refusedRequests,

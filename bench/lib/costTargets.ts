@@ -73,11 +73,21 @@ const HOSTILE: ReadonlySet<SummarizerBehaviour> = new Set([
   SummarizerBehaviour.fail,
 ]);
 
+/** Facts at the end of the total, with the missing ones named: lost by compaction, or never stated at all. */
+export function factsFigure(run: CostRun): string {
+  const lost = run.factsMissing.filter((id) => !run.factsNeverStated.includes(id));
+  const missing = [
+    ...(lost.length > 0 ? [`lost: ${lost.join(', ')}`] : []),
+    ...(run.factsNeverStated.length > 0 ? [`never stated: ${run.factsNeverStated.join(', ')}`] : []),
+  ];
+  return `${run.factsPresent.length}/${run.factsTotal}${missing.length > 0 ? ` (${missing.join('; ')})` : ''}`;
+}
+
 /** Every target that applies to a configuration (current and baseline runs of one behaviour and window). */
 export function judge(current: CostRun, baseline: CostRun): TargetLine[] {
   const lines: TargetLine[] = [];
   const line = (target: string, figure: string, verdict: Verdict) => lines.push({ target, behaviour: current.behaviour, window: current.window, figure, verdict });
-  const facts = `${current.factsPresent.length}/${current.factsTotal}`;
+  const facts = factsFigure(current);
   if (current.behaviour === SummarizerBehaviour.sectioned) {
     const summary = cachedShare(current.summary);
     line('summary calls ≥ 90% cached', `${pct(summary)} of ${current.summary.calls} calls`, summary === undefined ? 'n/a' : verdictOf(summary >= 0.9));

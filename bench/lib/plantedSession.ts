@@ -7,10 +7,16 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage } from '../../src/model/messages';
-import { factList, learnWrittenPath, PLANTED_FILE, PLANTED_FILE_CONTENT, turnThreeBegun, type Fact } from './plantedFacts';
+import { factList, factsPresent, learnWrittenPath, PLANTED_FILE, PLANTED_FILE_CONTENT, turnThreeBegun, type Fact } from './plantedFacts';
 
 export class PlantedSession {
   readonly facts: Fact[] = factList();
+  /**
+   * Ids of the facts some step request held. A fact none held was never stated to the model (a
+   * simulated agent that lost its place in a scripted turn skips the turn's steps), so it was not
+   * lost by compaction either: the reports name the two apart.
+   */
+  readonly entered = new Set<string>();
   private fileRemoved = false;
 
   constructor(private readonly workspace: string) {}
@@ -24,6 +30,7 @@ export class PlantedSession {
   /** Call with each step request's messages (not a summary request's), in order. */
   stepRequest(messages: readonly ChatMessage[]): void {
     learnWrittenPath(this.facts, messages);
+    for (const id of factsPresent(this.facts, messages)) this.entered.add(id);
     if (!this.fileRemoved && turnThreeBegun(messages)) {
       rmSync(join(this.workspace, PLANTED_FILE), { force: true });
       this.fileRemoved = true;
