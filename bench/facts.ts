@@ -57,7 +57,6 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
   let lastMessages: readonly ChatMessage[] = [];
   let lastIndex = -1;
   let summaryRequests = 0;
-  const entered = new Set<string>();
   let reachedAll: () => void = () => undefined;
   const reached = new Promise<void>((resolve) => (reachedAll = resolve));
 
@@ -71,7 +70,7 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
     lastMessages = request.messages;
     lastIndex = request.index;
     planted.stepRequest(request.messages);
-    const found = findAll(facts, request.messages, entered);
+    const found = findAll(facts, request.messages, planted.entered);
     if (compactions === 0) beforeFirst = { compactions: 0, requestIndex: request.index, found };
     const due = CHECKPOINTS.find((count) => count === compactions && !checks.some((check) => check.compactions === count));
     if (due !== undefined) {
@@ -101,7 +100,7 @@ async function runOne(stack: Stack, summarizer: SummarizerBehaviour): Promise<Ru
   for (const fact of facts) {
     searchable[fact.id] = fact.text !== undefined && (await stack.store.search(sessionId, fact.text)).length > 0;
   }
-  const end = { compactions, requestIndex: lastIndex, found: findAll(facts, lastMessages, entered) };
+  const end = { compactions, requestIndex: lastIndex, found: findAll(facts, lastMessages, planted.entered) };
   const first = beforeFirst ?? { compactions: 0, requestIndex: -1, found: {} };
   const rows = [first, ...checks, ...(checks.at(-1)?.requestIndex === end.requestIndex ? [] : [end])];
   const run: Run = {

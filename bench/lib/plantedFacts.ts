@@ -162,12 +162,11 @@ export function learnWrittenPath(facts: readonly Fact[], messages: readonly Chat
   }
 }
 
-/** Where each fact is in `messages`; `entered` (updated here) remembers the facts any request so far held. */
-export function findAll(facts: readonly Fact[], messages: readonly ChatMessage[], entered: Set<string>): Record<string, Found> {
+/** Where each fact is in `messages`; `entered` holds the facts some request so far held, these messages' included. */
+export function findAll(facts: readonly Fact[], messages: readonly ChatMessage[], entered: ReadonlySet<string>): Record<string, Found> {
   return Object.fromEntries(
     facts.map((fact) => {
       const where = fact.text === undefined ? null : locate(messages, fact.text);
-      if (where !== null) entered.add(fact.id);
       return [fact.id, where ?? (entered.has(fact.id) ? null : 'not yet')];
     }),
   );
