@@ -136,7 +136,6 @@ describe('agentSession paths on the time-skipping test server', () => {
     });
   });
 
-
   // The server has just said our estimate is low, so a truncation at our own trigger would drop
   // nothing there and the retry would be the very request it refused.
   it('a failed reactive summary: the steps dropped instead make the retry smaller than the refused request', async () => {
