@@ -13,7 +13,7 @@ export class PlantedSession {
   readonly facts: Fact[] = factList();
   /**
    * Ids of the facts some step request so far held. A fact none held was never stated to the model
-   * (a simulated agent that lost its place in a scripted turn skips the turn's steps), so it was not
+   * (a simulated agent that cannot tell which turn it is in skips the turn's steps), so it was not
    * lost by compaction either: the reports name the two apart, and tell `not yet` from gone.
    */
   readonly entered = new Set<string>();

@@ -3,7 +3,7 @@
  * request to the next assistant reply, so a retried request gets a byte-identical answer.
  */
 import type { ChatMessage, ToolCall } from '../model/messages';
-import { isMemoryMessage } from '../model/memoryFormat';
+import { isMemoryMessage, newestQuotedUserMessage } from '../model/memoryFormat';
 import { isNotice } from '../model/noticeFormat';
 import { isSummaryMessage } from '../model/summaryFormat';
 import { parseViewMarker } from '../model/viewFormat';
@@ -161,18 +161,37 @@ function opensTurn(message: ChatMessage): message is Extract<ChatMessage, { role
   );
 }
 
-function findTurn(messages: readonly ChatMessage[], userIndex: number, options: ScriptOptions): Turn {
-  const userText = messages[userIndex]?.content ?? '';
-  // When compaction summarized a later turn's opening message away, the pinned task is all that is
-  // left, and the turn is taken to be the task's (its budget, its finish).
-  const isTask = messages.findIndex(opensTurn) === userIndex;
+/** Where the turn in progress was opened, and by what text. */
+interface TurnOpening {
+  /** Index of the message the turn's steps follow: its opening user message, or the memory quoting it. */
+  readonly index: number;
+  readonly text: string;
+  readonly isTask: boolean;
+}
+
+/**
+ * The newest user message that opens a turn. When compaction summarized it away, a model reads it in
+ * the session memory's verbatim quote, as a real one would; failing that, the pinned task is all that
+ * is left, and the turn is taken to be the task's (its budget, its finish).
+ */
+function findOpening(messages: readonly ChatMessage[]): TurnOpening | undefined {
+  const userIndex = lastIndexWhere(messages, opensTurn);
+  if (userIndex < 0) return undefined;
+  const memoryIndex = lastIndexWhere(messages, (message) => message.role === 'user' && isMemoryMessage(message.content));
+  const quoted = memoryIndex > userIndex ? newestQuotedUserMessage(messages[memoryIndex]?.content ?? '') : undefined;
+  if (quoted !== undefined) return { index: memoryIndex, text: quoted, isTask: false };
+  return { index: userIndex, text: messages[userIndex]?.content ?? '', isTask: messages.findIndex(opensTurn) === userIndex };
+}
+
+function findTurn(messages: readonly ChatMessage[], opening: TurnOpening, options: ScriptOptions): Turn {
+  const { text: userText, isTask } = opening;
   const directive = parseDirective(userText);
   const scripted = parseScriptedCalls(userText);
   const usualBudget = scripted.length > 0 ? scripted.length : isTask ? options.defaultSteps : options.followUpSteps;
   const budget = Math.max(directive?.steps ?? usualBudget, scripted.length);
   // An output size set earlier (usually by the task) holds until a later directive changes it.
-  let output = options.outputBytes;
-  for (let index = userIndex; index >= 0; index -= 1) {
+  let output = directive?.output ?? options.outputBytes;
+  for (let index = opening.index; directive?.output === undefined && index >= 0; index -= 1) {
     const message = messages[index];
     const earlier = message !== undefined && opensTurn(message) ? parseDirective(message.content)?.output : undefined;
     if (earlier !== undefined) {
@@ -338,9 +357,9 @@ function say(content: string): AssistantReply {
  * With no step of the turn left in the context (compaction summarized them all), the newest summary
  * after the turn's opening message says where the turn was.
  */
-function stepAfterSummary(messages: readonly ChatMessage[], userIndex: number): number | undefined {
+function stepAfterSummary(messages: readonly ChatMessage[], openedAt: number): number | undefined {
   const summaryIndex = lastIndexWhere(messages, (message) => message.role === 'user' && isSummaryMessage(message.content));
-  const found = summaryIndex > userIndex ? messages[summaryIndex] : undefined;
+  const found = summaryIndex > openedAt ? messages[summaryIndex] : undefined;
   const lastStep = found === undefined ? undefined : summaryProgress(found.content ?? '').lastStep;
   return lastStep === undefined ? undefined : lastStep + 1;
 }
@@ -359,9 +378,10 @@ function pageThroughView(messages: readonly ChatMessage[], turn: Turn, step: num
 
 /** The next reply of the scripted agent; same messages and options → the same reply. */
 export function nextReply(messages: readonly ChatMessage[], options: ScriptOptions): AssistantReply {
-  const userIndex = lastIndexWhere(messages, opensTurn);
-  if (userIndex < 0) return say('There is no user message yet, so there is nothing for me to do.');
-  const turn = findTurn(messages, userIndex, options);
+  const opening = findOpening(messages);
+  if (opening === undefined) return say('There is no user message yet, so there is nothing for me to do.');
+  const turn = findTurn(messages, opening, options);
+  const openedAt = opening.index;
 
   // The newest step's call id says where the turn is, even after older messages were trimmed.
   const actedIndex = lastIndexWhere(
@@ -369,18 +389,18 @@ export function nextReply(messages: readonly ChatMessage[], options: ScriptOptio
     (message) => message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0,
   );
   let step = 1;
-  const acted = actedIndex > userIndex ? messages[actedIndex] : undefined;
+  const acted = actedIndex > openedAt ? messages[actedIndex] : undefined;
   const lastCall = acted?.role === 'assistant' ? acted.tool_calls?.[0] : undefined;
   if (lastCall !== undefined) {
     // Ids the script did not make (rewritten by the agent): fall back to counting tool turns.
     const counted = messages
-      .slice(userIndex + 1)
+      .slice(openedAt + 1)
       .filter((message) => message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0).length;
     step = (stepOfCallId(lastCall.id) ?? counted) + 1;
     // An agent that keeps going after `finish` gets the answer again instead of a second finish.
     if (lastCall.function.name === SimTool.finish) return say(summary(turn));
   } else {
-    step = stepAfterSummary(messages, userIndex) ?? step;
+    step = stepAfterSummary(messages, openedAt) ?? step;
   }
 
   if (step <= turn.budget) return pageThroughView(messages, turn, step) ?? stepReply(turn, step, options.marker, commandsRefused(messages));

@@ -1,4 +1,4 @@
-/** Small text helpers the session memory's sections share: one-line clips, indents, shapes, line costs. Pure. */
+/** Small text helpers the session memory's sections share: one-line clips, shapes, line costs. Pure. */
 import { countTokens } from 'gpt-tokenizer';
 import { capText } from '../measure';
 
@@ -19,13 +19,6 @@ export function clip(text: string, chars = LINE_CHARS): string {
 export function firstWords(text: string, count: number): string {
   const words = text.split(/\s+/).filter((word) => word !== '');
   return clip(words.slice(0, count).join(' ')) + (words.length > count ? ' …' : '');
-}
-
-export function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `    ${line}`)
-    .join('\n');
 }
 
 /** Text with every run of digits as `#`: runs of one command that differ only in numbers look alike. */

@@ -1,9 +1,9 @@
 /** The memory's quotes of what the user wrote after the task: verbatim while they fit, then first words. Pure. */
-import { isMemoryMessage } from '../../model/memoryFormat';
+import { isMemoryMessage, quotedUserMessage, USER_MESSAGES_HEADING } from '../../model/memoryFormat';
 import { isNotice } from '../../model/noticeFormat';
 import { isSummaryMessage } from '../../model/summaryFormat';
 import type { StoredMessage } from '../../store/transcriptStore';
-import { firstWords, indent, lineTokens } from './text';
+import { firstWords, lineTokens } from './text';
 
 /** Words kept of a user message that no longer fits verbatim. */
 const FIRST_WORDS = 12;
@@ -32,7 +32,7 @@ export interface QuotedUserMessages {
 export function quoteUserMessages(users: readonly StoredMessage[], budget: number): QuotedUserMessages {
   const verbatimSeqs = new Set<number>();
   if (users.length === 0) return { lines: [], verbatim: verbatimSeqs };
-  const title = '## Messages from the user after the task (newest first, verbatim)';
+  const title = USER_MESSAGES_HEADING;
   const lines = [title];
   let cost = lineTokens(title);
   let verbatim = true;
@@ -40,7 +40,7 @@ export function quoteUserMessages(users: readonly StoredMessage[], budget: numbe
   for (const row of [...users].reverse()) {
     const text = row.message.content ?? '';
     if (verbatim) {
-      const line = `- seq ${row.seq}:\n${indent(text)}`;
+      const line = quotedUserMessage(row.seq, text);
       const lineCost = lineTokens(line);
       if (cost + lineCost <= budget) {
         lines.push(line);
