@@ -19,6 +19,7 @@ import {
   judge,
   NOMINAL_CACHED_PER_MILLION,
   pct,
+  stepCallTotals,
   underTriggerFigure,
   type TargetLine,
 } from './lib/costTargets';
@@ -111,6 +112,13 @@ interface Comparison {
   readonly window: number;
   readonly cost: number;
   readonly costAtTenth: number;
+  /** Step calls alone, current ÷ baseline: what the context carried from step to step cost. */
+  readonly stepCallCost: number;
+  /**
+   * The baseline's summary calls as a share of its input cost: what the best-cached summary request
+   * can save at most, so `1 − this` bounds the ratio a policy reaches without carrying less context.
+   */
+  readonly baselineSummaryShare: number;
   readonly facts: number;
 }
 
@@ -120,6 +128,8 @@ function compare(current: CostRun, baseline: CostRun): Comparison {
     window: current.window,
     cost: inputCost(current.all) / inputCost(baseline.all),
     costAtTenth: inputCost(current.all, HOSTED_CACHED_PER_MILLION) / inputCost(baseline.all, HOSTED_CACHED_PER_MILLION),
+    stepCallCost: inputCost(stepCallTotals(current)) / inputCost(stepCallTotals(baseline)),
+    baselineSummaryShare: inputCost(baseline.summary) / inputCost(baseline.all),
     facts: baseline.factsPresent.length === 0 ? Number.NaN : current.factsPresent.length / baseline.factsPresent.length,
   };
 }
@@ -159,7 +169,10 @@ export async function costBench(stack: Stack, argv: readonly string[] = process.
       sayRun(baseline);
       const comparison = compare(current, baseline);
       comparisons.push(comparison);
-      say(`  current ÷ baseline: input cost ${ratio(comparison.cost, 1)} (${ratio(comparison.costAtTenth, 1)} at a tenth), facts ${ratio(comparison.facts, 1)}`);
+      say(
+        `  current ÷ baseline: input cost ${ratio(comparison.cost, 1)} (${ratio(comparison.costAtTenth, 1)} at a tenth; step calls alone ` +
+          `${ratio(comparison.stepCallCost, 1)}), facts ${ratio(comparison.facts, 1)}`,
+      );
       const judged = judge(current, baseline);
       judged.forEach(sayTarget);
       targets.push(...judged);
@@ -209,9 +222,21 @@ export async function costBench(stack: Stack, argv: readonly string[] = process.
       '### Current ÷ baseline',
       '',
       ...table(
-        ['summarizer', 'window', 'input cost', 'at a tenth', 'facts'],
-        comparisons.map((c) => [`\`${c.behaviour}\``, k(c.window), `**${ratio(c.cost, 1)}**`, ratio(c.costAtTenth, 1), ratio(c.facts, 1)]),
+        ['summarizer', 'window', 'input cost', 'at a tenth', 'step calls alone', "summary calls' share of the baseline's cost", 'facts'],
+        comparisons.map((c) => [
+          `\`${c.behaviour}\``,
+          k(c.window),
+          `**${ratio(c.cost, 1)}**`,
+          ratio(c.costAtTenth, 1),
+          ratio(c.stepCallCost, 1),
+          pct(c.baselineSummaryShare),
+          ratio(c.facts, 1),
+        ]),
       ),
+      '',
+      'A summary request that repeats the previous one can save at most what the baseline paid for its summary calls; the',
+      'rest of the ratio is set by the context each step carries (the trigger and where a compaction lands), which the',
+      '"step calls alone" column compares.',
       '',
       `### Targets (#25): ${tally(targets)}`,
       '',

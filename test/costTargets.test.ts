@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CostRun } from '../bench/lib/costRun';
-import { factsFigure, judge, type TargetLine } from '../bench/lib/costTargets';
+import { factsFigure, judge, stepCallTotals, type TargetLine } from '../bench/lib/costTargets';
 import type { SummarizerBehaviour } from '../src/simulator/options';
 
 const TOKENS = { calls: 120, promptTokens: 1_000_000, cachedTokens: 900_000 };
@@ -78,5 +78,9 @@ describe('cost benchmark targets', () => {
     assert.equal(factsFigure(current), '11/13 (lost: fact 11; never stated: fact 12)');
     assert.equal(verdictOf(judge(current, run('verbose', { policy: 'baseline' })), 'every fact at the end'), 'fail');
     assert.equal(factsFigure(run('verbose')), '13/13');
+  });
+
+  it('step calls alone: every call but the summary calls', () => {
+    assert.deepEqual(stepCallTotals(run('sectioned')), { calls: 116, promptTokens: 920_000, cachedTokens: 822_000 });
   });
 });

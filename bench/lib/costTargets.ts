@@ -17,6 +17,15 @@ export function inputCost(totals: TokenTotals, cachedPerMillion: number = NOMINA
   return (uncached * SIMULATOR_PRICE.inputPerMillion + totals.cachedTokens * cachedPerMillion) / 1e6;
 }
 
+/** The session's step calls alone: every call but the summary calls. */
+export function stepCallTotals(run: CostRun): TokenTotals {
+  return {
+    calls: run.all.calls - run.summary.calls,
+    promptTokens: run.all.promptTokens - run.summary.promptTokens,
+    cachedTokens: run.all.cachedTokens - run.summary.cachedTokens,
+  };
+}
+
 /** Hosted providers charge about a tenth of the input price for cached tokens. */
 export const HOSTED_CACHED_PER_MILLION = SIMULATOR_PRICE.inputPerMillion / 10;
 
