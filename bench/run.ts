@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { startStack, type Stack } from '../test/helpers/stack';
 import { contextBench } from './context';
 import { costBench } from './cost';
+import { countingBench } from './counting';
 import { decideBench } from './decideBench';
 import { depthBench } from './depth';
 import { factsBench } from './facts';
@@ -66,6 +67,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'parallelReads', title: 'Parallel reads: tool time of a step with three 300 ms read calls', needsStack: true, run: (stack) => parallelReadsBench(need(stack)) },
   { id: 'depth', title: 'Flat at depth: the last 100 steps of a 2,000-step session against its first 100', needsStack: true, run: (stack) => depthBench(need(stack)) },
   { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
+  { id: 'counting', title: 'Token counting: linear in the text, whatever its shape', needsStack: false, run: async () => countingBench() },
   { id: 'cost', title: 'Cost of compaction: cached share and cost-weighted input, current policy against the previous one', needsStack: true, run: (stack) => costBench(need(stack)) },
 ];
 

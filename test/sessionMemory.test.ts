@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { countTokens } from 'gpt-tokenizer';
+import { countTextTokens } from '../src/model/tokens';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { buildSessionMemory } from '../src/activities/sessionMemory';
 import type { SummarizeResult } from '../src/activities/types';
@@ -111,7 +111,7 @@ describe('session memory', () => {
     for (let i = 0; i < 120; i++) await call('write_file', { path: `notes/step-${i}-${'x'.repeat(40)}.md`, content: 'n' }, 'wrote 1 bytes');
     const budget = 700;
     const text = await memory(budget);
-    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    assert.ok(countTextTokens(text) <= budget, `${countTextTokens(text)} tokens over the budget ${budget}`);
     assert.match(text, /notes\/step-119-/, 'the newest file written');
     assert.match(text, /more between \(search_transcript finds them\), and the oldest:\n- src\/first-module\.ts/, 'and the first one');
     assert.match(text, /listed \. \(newest seq \d+\): legacy_grammar\.pegjs/, 'the listing keeps its share');
@@ -128,7 +128,7 @@ describe('session memory', () => {
     for (let i = 0; i < 60; i++) await run(`wc -l part${i}.ts`, `lines counted: ${1000 + i}\nexit code: 0`, `Decided to split module ${i} into two files.`);
     const budget = 900;
     const text = await memory(budget);
-    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    assert.ok(countTextTokens(text) <= budget, `${countTextTokens(text)} tokens over the budget ${budget}`);
     const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Commands'));
     assert.equal(said.match(/not ok 2 - parser rejects empty input/g)?.length, 1, 'a line restated twenty times is one');
     assert.match(said, /lines counted: 1058/, 'the newest value that left (the newest run is still in the context)');
@@ -186,7 +186,7 @@ describe('session memory', () => {
     // Under a 32K window's 1,638: the bench's session quoted longer user messages than this one does.
     const budget = 1300;
     const text = await memory(budget);
-    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    assert.ok(countTextTokens(text) <= budget, `${countTextTokens(text)} tokens over the budget ${budget}`);
     const said = text.slice(text.indexOf('## What tool outputs said'), text.indexOf('## Files written'));
     for (const line of ['not ok 2 - tokenizer_keeps_trailing_tabs', 'parser benchmark: 7217 ops/s', 'peak heap: 48088 KB', "not assignable to type 'TabStop'"]) {
       assert.ok(said.includes(line), `the outputs section keeps ${line}`);
@@ -205,7 +205,7 @@ describe('session memory', () => {
     for (let seq = 2; seq < 40; seq++) await put({ role: 'user', content: `Message ${seq}: ${'please keep going with the refactoring of module '.repeat(6)}` });
     const budget = 400;
     const text = buildSessionMemory({ rows: await store.list('mem-3'), taskSeq: 1, summarized: [[2, 39]], kept: [[0, 1]], budgetTokens: budget });
-    assert.ok(countTokens(text) <= budget, `${countTokens(text)} tokens over the budget ${budget}`);
+    assert.ok(countTextTokens(text) <= budget, `${countTextTokens(text)} tokens over the budget ${budget}`);
     assert.match(text, /Message 39: please keep going/, 'the newest verbatim');
     assert.match(text, /first words only/, 'older ones as one line each');
   });

@@ -1,8 +1,8 @@
-/** Cutting a summary that came back over its budget (src/model/summaryTrim.ts), counted with gpt-tokenizer as the store counts. */
+/** Cutting a summary that came back over its budget (src/model/summaryTrim.ts), counted as the store counts. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { countTokens } from 'gpt-tokenizer';
+import { countTextTokens } from '../src/model/tokens';
 import { trimmedMarker, trimSummaryToBudget } from '../src/model/summaryTrim';
 
 /** Lines a successor cannot rebuild: each names a path, an error, a constraint, a command or a number. */
@@ -47,7 +47,7 @@ function longSummary(): { text: string; narrative: string[] } {
 
 describe('trimSummaryToBudget', () => {
   const { text, narrative } = longSummary();
-  const total = countTokens(text);
+  const total = countTextTokens(text);
   const trimmed = trimSummaryToBudget(text, 1_000);
   const kept = trimmed.split('\n');
 
@@ -58,8 +58,8 @@ describe('trimSummaryToBudget', () => {
   });
 
   test('a 6 000-token summary cut to 1 000 fits the budget', () => {
-    assert.ok(countTokens(trimmed) <= 1_000, `${countTokens(trimmed)} tokens`);
-    assert.ok(countTokens(trimmed) > 800, 'the room is used, not left empty');
+    assert.ok(countTextTokens(trimmed) <= 1_000, `${countTextTokens(trimmed)} tokens`);
+    assert.ok(countTextTokens(trimmed) > 800, 'the room is used, not left empty');
   });
 
   test('every telling line is kept; narrative only fills what room is left', () => {
@@ -88,18 +88,18 @@ describe('trimSummaryToBudget', () => {
   test('a one-paragraph summary keeps its telling sentences', () => {
     const sentences = TELLING_LINES.filter((line) => !line.startsWith('#')).map((line) => line.slice(2));
     const paragraph = sentences.map((sentence, index) => `${sentence} ${narrative.slice(index * 30, index * 30 + 30).join(' ')}`).join(' ');
-    assert.ok(!paragraph.includes('\n') && countTokens(paragraph) > 4_000);
+    assert.ok(!paragraph.includes('\n') && countTextTokens(paragraph) > 4_000);
     const cut = trimSummaryToBudget(paragraph, 1_000);
-    assert.ok(countTokens(cut) <= 1_000, `${countTokens(cut)} tokens`);
+    assert.ok(countTextTokens(cut) <= 1_000, `${countTextTokens(cut)} tokens`);
     for (const sentence of sentences) assert.ok(cut.includes(sentence), `dropped: ${sentence}`);
   });
 
   test('a minified JSON summary keeps its telling values', () => {
     const values = TELLING_LINES.filter((line) => !line.startsWith('#')).map((line) => line.slice(2));
     const json = JSON.stringify({ progress: values.flatMap((value, index) => [value, ...narrative.slice(index * 30, index * 30 + 30)]) });
-    assert.ok(!json.includes('\n') && countTokens(json) > 4_000);
+    assert.ok(!json.includes('\n') && countTextTokens(json) > 4_000);
     const cut = trimSummaryToBudget(json, 1_000);
-    assert.ok(countTokens(cut) <= 1_000, `${countTokens(cut)} tokens`);
+    assert.ok(countTextTokens(cut) <= 1_000, `${countTextTokens(cut)} tokens`);
     for (const value of values) assert.ok(cut.includes(JSON.stringify(value)), `dropped: ${value}`);
   });
 
@@ -113,7 +113,7 @@ describe('trimSummaryToBudget', () => {
       fc.property(fc.array(lineArb, { minLength: 1, maxLength: 120 }), fc.integer({ min: 200, max: 3_000 }), (lines, budget) => {
         const summary = lines.join('\n');
         const cut = trimSummaryToBudget(summary, budget);
-        assert.ok(countTokens(cut) <= budget, `${countTokens(cut)} > ${budget}`);
+        assert.ok(countTextTokens(cut) <= budget, `${countTextTokens(cut)} > ${budget}`);
         if (cut === summary) return;
         // Each kept line is a whole line of the summary, or a part of a line over 400 characters.
         const original = summary.split('\n').map((line) => line.trimEnd());

@@ -5,7 +5,7 @@
  * keeps, or when none works. Pure over the rows it is given; the storeSessionMemory activity reads
  * them from the store. Each section is built in its own module under `memory/`.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { countTextTokens } from '../model/tokens';
 import { memoryMessageHeader } from '../model/memoryFormat';
 import type { ChatMessage } from '../model/messages';
 import type { SeqRun } from '../policy/seqRuns';
@@ -56,11 +56,11 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
   const header = memoryMessageHeader(throughSeq);
   const outOfContext = leftSeqs(originals, input.kept);
   const leftLines = leftSection(outOfContext, input.summarized);
-  let remaining = input.budgetTokens - countTokens(header) - countTokens(leftLines.join('\n')) - 8;
+  let remaining = input.budgetTokens - countTextTokens(header) - countTextTokens(leftLines.join('\n')) - 8;
 
   const users = userMessages(originals, input.taskSeq);
   const quoted = quoteUserMessages(users, Math.max(0, Math.floor(remaining * USER_MESSAGES_SHARE)));
-  remaining -= countTokens(quoted.lines.join('\n'));
+  remaining -= countTextTokens(quoted.lines.join('\n'));
 
   const leaving = originals.filter((row) => outOfContext.has(row.seq) && row.seq > input.taskSeq);
   const tools = toolFacts(originals);

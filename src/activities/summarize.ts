@@ -5,12 +5,11 @@
  * under a workflow seq, the model's text under agentd's header.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { countTokens } from 'gpt-tokenizer';
 import type { ChatMessage, ToolSpec } from '../model/messages';
 import { judgeSummary } from '../model/summaryAcceptance';
 import { rangeWithin, summaryMessageHeader, SummaryRequestShape, type SummaryRange } from '../model/summaryFormat';
 import { trimSummaryToBudget } from '../model/summaryTrim';
-import { countMessageTokens, countToolTokens } from '../model/tokens';
+import { countMessageTokens, countTextTokens, countToolTokens } from '../model/tokens';
 import type { MessageMeasure } from '../policy/ledger';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
@@ -106,7 +105,7 @@ export function createSummarize(deps: ActivityDeps) {
     } else {
       answer = await standaloneSummary(input, region, toolSpecs, toolTokens, spent);
     }
-    const answeredTokens = input.trimToBudget === true ? countTokens(answer) : 0;
+    const answeredTokens = input.trimToBudget === true ? countTextTokens(answer) : 0;
     const fitted = input.trimToBudget === true ? trimSummaryToBudget(answer, input.budgetTokens, answeredTokens) : answer;
     const text = acceptedSummary(fitted, region, spent);
     const covered = fromSeqRuns(input.covers);

@@ -5,7 +5,7 @@
  * and the lines a successor cannot rebuild — files, commands, errors, numbers, constraints — before
  * any narrative. Pure over its text; counts with the same tokenizer as the store.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { countTextTokens } from './tokens';
 
 /** A line this long is cut before counting: one line should not take a summary's whole budget. */
 const LINE_CHARS = 400;
@@ -29,10 +29,10 @@ export function trimmedMarker(fromTokens: number, toTokens: number): string {
  * `text` when it fits `budgetTokens`; else its most telling lines, in their order, under the budget
  * with the marker. `total` is the text's token count, when the caller has it already.
  */
-export function trimSummaryToBudget(text: string, budgetTokens: number, total = countTokens(text)): string {
+export function trimSummaryToBudget(text: string, budgetTokens: number, total = countTextTokens(text)): string {
   if (total <= budgetTokens) return text;
   const marker = trimmedMarker(total, budgetTokens);
-  let room = budgetTokens - countTokens(marker) - 1;
+  let room = budgetTokens - countTextTokens(marker) - 1;
   const lines = distinctLines(text);
   const kept = new Set<number>();
   for (const rule of [...TELLING, /\S/]) {
@@ -65,7 +65,7 @@ function distinctLines(text: string): Line[] {
       const line = piece.slice(0, LINE_CHARS);
       if (line.trim() === '' || seen.has(line)) continue;
       seen.add(line);
-      lines.push({ text: line, tokens: countTokens(line) });
+      lines.push({ text: line, tokens: countTextTokens(line) });
     }
   }
   return lines;

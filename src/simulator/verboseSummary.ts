@@ -4,9 +4,8 @@
  * near-verbatim excerpts of the messages it was asked to summarize, until the answer is 60–80% of
  * their tokens. Compaction then saves little, and a summary over its budget has to be cut by agentd.
  */
-import { countTokens } from 'gpt-tokenizer';
 import type { ChatMessage } from '../model/messages';
-import { PER_MESSAGE_OVERHEAD_TOKENS } from '../model/tokens';
+import { countTextTokens, PER_MESSAGE_OVERHEAD_TOKENS } from '../model/tokens';
 import { hashInt } from './hash';
 import { sectionedSummary, type SummaryFacts } from './summaryStyles';
 import { messageTokens } from './tokenMemo';
@@ -34,10 +33,10 @@ export function verboseSummary(region: readonly ChatMessage[], facts: SummaryFac
   const target = Math.floor(regionTokens * (SHARE.min + (SHARE.max - SHARE.min) * pick)) - PER_MESSAGE_OVERHEAD_TOKENS;
   const excerpts = region.map(excerpt).join('\n\n');
   let text = `${sectionedSummary(facts)}\n\n## Excerpts\n\n${excerpts}`;
-  const missing = target - countTokens(text);
+  const missing = target - countTextTokens(text);
   if (missing > 0 && excerpts !== '') {
     // Short on size still: the excerpts again, as often as it takes.
-    text += `\n\n${excerpts}`.repeat(Math.ceil(missing / Math.max(1, countTokens(excerpts))));
+    text += `\n\n${excerpts}`.repeat(Math.ceil(missing / Math.max(1, countTextTokens(excerpts))));
   }
   return cutToTokens(text, target);
 }

@@ -1,5 +1,5 @@
 /** Small text helpers the session memory's sections share: one-line clips, shapes, line costs. Pure. */
-import { countTokens } from 'gpt-tokenizer';
+import { countTextTokens } from '../../model/tokens';
 import { capText } from '../measure';
 
 /** Characters a memory line keeps: a line is a pointer and a fact, not the whole message. */
@@ -7,7 +7,7 @@ export const LINE_CHARS = 200;
 
 /** What one line of the memory costs against its budget: its tokens and the newline that joins it. */
 export function lineTokens(line: string): number {
-  return countTokens(line) + 1;
+  return countTextTokens(line) + 1;
 }
 
 /** `text` on one line, at most `chars` characters (an ellipsis marks a cut). */
