@@ -1,9 +1,7 @@
 /**
- * Token counting against text shapes that freeze a tokenizer: `countTextTokens` (pieces of at most
- * 512 characters) beside gpt-tokenizer's `countTokens` on the whole text, in the same process. Runs
- * without whitespace are where the whole-text count grows quadratically; real files show how close
- * the pieced count stays. Each measurement gets text nothing counted before, so the tokenizer's own
- * cache of pre-tokens cannot flatter either side.
+ * Token counting against text shapes that freeze a tokenizer: `countTextTokens` beside
+ * gpt-tokenizer's `countTokens` on the whole text, in the same process. Runs without whitespace are
+ * where the whole-text count grows quadratically; real code and real files show how close ours stays.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -14,7 +12,8 @@ import { int, num, ratio, say, table, type BenchBody } from './lib/result';
 const ROOT = join(__dirname, '..', '..');
 /** Whole-text counts stop here: past it one run costs tens of seconds (190,000 characters: ~40 s). */
 const WHOLE_MAX_CHARS = 40_000;
-const SIZES = [5_000, 20_000, 40_000, 190_000, 1_000_000];
+const SIZES = [5_000, 20_000, 40_000, 190_000, 1_000_000, 2_000_000];
+const MB = 1_000_000;
 
 let seed = 7;
 function nextRandom(): number {
@@ -28,12 +27,34 @@ function fromAlphabet(alphabet: string, chars: number): string {
   return text;
 }
 
-/** Shapes of text without whitespace, each new on every call. */
-const RUN_SHAPES: Record<string, (chars: number) => string> = {
+/** Code and comments of TypeScript's compiler (8.7 MB): real text with spaces and lines, read once. */
+let compilerSource: string | undefined;
+let compilerOffset = 0;
+function realCode(chars: number): string {
+  compilerSource ??= readFileSync(join(ROOT, 'node_modules', 'typescript', 'lib', 'typescript.js'), 'utf8');
+  // Each call takes the text after the last one's, so no count sees text an earlier one saw.
+  if (compilerOffset + chars > compilerSource.length) compilerOffset = 0;
+  const text = compilerSource.slice(compilerOffset, compilerOffset + chars);
+  compilerOffset += chars;
+  return text;
+}
+
+const REAL_SHAPE = 'real code and comments (typescript.js)';
+
+/** Shapes of text, each new on every call: three without whitespace, one real. */
+const SHAPES: Record<string, (chars: number) => string> = {
   'one letter repeated': (chars) => fromAlphabet('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 1) + 'A'.repeat(chars - 1),
   'random letters': (chars) => fromAlphabet('abcdefghijklmnopqrstuvwxyz', chars),
   'hex digest dump': (chars) => fromAlphabet('0123456789abcdef', chars),
+  [REAL_SHAPE]: realCode,
 };
+
+/** The tokenizer's own count of every 512-character piece: the reference where the whole text is too slow to count. */
+function countEveryPiece(text: string): number {
+  let total = 0;
+  for (let at = 0; at < text.length; at += 512) total += countTokens(text.slice(at, at + 512));
+  return total;
+}
 
 interface SpeedRow {
   readonly shape: string;
@@ -41,7 +62,9 @@ interface SpeedRow {
   readonly piecesMs: number;
   readonly wholeMs: number | null;
   readonly piecesTokens: number;
-  readonly wholeTokens: number | null;
+  /** The tokenizer's count: of the whole text up to WHOLE_MAX_CHARS, of every 512-character piece past it. */
+  readonly referenceTokens: number;
+  readonly reference: 'whole' | 'every piece';
 }
 
 function timed(count: () => number): { ms: number; tokens: number } {
@@ -52,16 +75,43 @@ function timed(count: () => number): { ms: number; tokens: number } {
 
 function measureSpeed(): SpeedRow[] {
   const rows: SpeedRow[] = [];
-  for (const [shape, make] of Object.entries(RUN_SHAPES)) {
+  for (const [shape, make] of Object.entries(SHAPES)) {
     for (const chars of SIZES) {
-      const pieces = timed(() => countTextTokens(make(chars)));
-      const whole = chars <= WHOLE_MAX_CHARS ? timed(() => countTokens(make(chars))) : undefined;
-      const row = { shape, chars, piecesMs: pieces.ms, wholeMs: whole?.ms ?? null, piecesTokens: pieces.tokens, wholeTokens: whole?.tokens ?? null };
-      say(`  ${shape}, ${int(chars)} chars: pieces ${num(row.piecesMs, 1)} ms${whole ? `, whole ${num(whole.ms, 1)} ms` : ''}`);
+      const text = make(chars);
+      // Pieces first: a whole count after them shares no pre-token with them on text without
+      // whitespace, and on real code the tokenizer's cache can only flatter the whole count.
+      const pieces = timed(() => countTextTokens(text));
+      // Milliseconds on a shared machine: the median over five texts of the shape is the figure.
+      const others = [1, 2, 3, 4].map(() => make(chars));
+      const piecesMs = median([pieces.ms, ...others.map((other) => timed(() => countTextTokens(other)).ms)]);
+      const whole = chars <= WHOLE_MAX_CHARS || shape === REAL_SHAPE ? timed(() => countTokens(text)) : undefined;
+      const row: SpeedRow = {
+        shape,
+        chars,
+        piecesMs,
+        wholeMs: whole?.ms ?? null,
+        piecesTokens: pieces.tokens,
+        referenceTokens: whole?.tokens ?? countEveryPiece(text),
+        reference: whole === undefined ? 'every piece' : 'whole',
+      };
+      say(`  ${shape}, ${int(chars)} chars: ours ${num(row.piecesMs, 1)} ms (median of 5)${whole ? `, whole ${num(whole.ms, 1)} ms` : ''}`);
       rows.push(row);
     }
   }
   return rows;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Time for 2 MB against 1 MB, per shape: 2.0 is linear. */
+function doubling(rows: readonly SpeedRow[]): { shape: string; ratio: number }[] {
+  return Object.keys(SHAPES).map((shape) => {
+    const ms = (chars: number) => rows.find((row) => row.shape === shape && row.chars === chars)?.piecesMs ?? Number.NaN;
+    return { shape, ratio: ms(2 * MB) / ms(MB) };
+  });
 }
 
 /** Real text of this repository and its dependencies: prose, code, JSON, minified bundles. */
@@ -126,37 +176,48 @@ const pct = (value: number): string => `${num(value * 100, 3)}%`;
 export function countingBench(): BenchBody {
   // The tokenizer builds its tables on first use, and the piece loop is compiled on its first long
   // text: that time belongs to neither side.
-  countTokens(RUN_SHAPES['random letters']!(2_000));
-  countTextTokens(RUN_SHAPES['random letters']!(2_000));
-  say('speed on runs without whitespace:');
+  const warmUp = fromAlphabet('abcdefghijklmnopqrstuvwxyz', 2_000);
+  countTokens(warmUp);
+  countTextTokens(warmUp);
+  say('speed:');
   const speed = measureSpeed();
-  say('accuracy on real text:');
+  const doubled = doubling(speed);
+  for (const { shape, ratio: r } of doubled) say(`  ${shape}: 2 MB took ${num(r, 2)}× as long as 1 MB`);
+  say('accuracy on real files:');
   const accuracy = measureAccuracy();
   return {
-    figures: { pieceChars: 512, wholeMaxChars: WHOLE_MAX_CHARS, speed, accuracy },
+    figures: { pieceChars: 512, sampledStretchChars: 16 * 512, wholeMaxChars: WHOLE_MAX_CHARS, speed, doubled, accuracy },
     markdown: [
-      '`countTextTokens` (`src/model/tokens.ts`: the text in pieces of at most 512 characters, cut at a space after a word',
-      'where there is one) against gpt-tokenizer\'s `countTokens` on the whole text, in the same process. Each count gets text',
-      `no count saw before. Whole-text counts stop at ${int(WHOLE_MAX_CHARS)} characters.`,
+      '`countTextTokens` (`src/model/tokens.ts`: pieces of at most 512 characters cut at a word boundary where there is one;',
+      'a stretch of over 8,192 characters without a space or line break estimated from its head, middle and tail) against',
+      "gpt-tokenizer's `countTokens` on the whole text, in the same process, on text no count saw before. On text without",
+      `whitespace the whole count stops at ${int(WHOLE_MAX_CHARS)} characters (past it a run costs it tens of seconds); beyond that the`,
+      "reference is the tokenizer's count of every 512-character piece.",
       '',
-      '### Time on text without whitespace',
+      '### Time and count by shape',
       '',
       ...table(
-        ['shape', 'characters', 'in pieces', 'whole', 'whole ÷ pieces', 'tokens in pieces / whole'],
+        ['shape', 'characters', '`countTextTokens` (median of 5 texts)', 'whole', 'whole ÷ pieces', 'tokens: ours / reference', 'difference'],
         speed.map((row) => [
           row.shape,
           int(row.chars),
           `${num(row.piecesMs, 1)} ms`,
           row.wholeMs === null ? 'not run' : `${num(row.wholeMs, 1)} ms`,
           row.wholeMs === null ? '' : `**${ratio(row.wholeMs, row.piecesMs)}**`,
-          `${int(row.piecesTokens)} / ${row.wholeTokens === null ? '–' : int(row.wholeTokens)}`,
+          `${int(row.piecesTokens)} / ${int(row.referenceTokens)} (${row.reference})`,
+          pct(row.referenceTokens === 0 ? 0 : (row.piecesTokens - row.referenceTokens) / row.referenceTokens),
         ]),
       ),
       '',
-      '### How close on real text',
+      ...table(
+        ['shape', '2 MB ÷ 1 MB, time (2.0 is linear)'],
+        doubled.map((row) => [row.shape, `**${num(row.ratio, 2)}×**`]),
+      ),
+      '',
+      '### How close on real files',
       '',
       ...table(
-        ['text', 'files', 'characters', 'tokens whole', 'tokens in pieces', 'difference', 'worst file'],
+        ['text', 'files', 'characters', 'tokens whole', 'tokens by `countTextTokens`', 'difference', 'worst file'],
         accuracy.map((row) => [
           row.source,
           int(row.files),
