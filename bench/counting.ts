@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { countTokens } from 'gpt-tokenizer';
-import { countTextTokens } from '../src/model/tokens';
+import { countTextTokens } from '../src/model/textTokens';
 import { int, num, ratio, say, table, type BenchBody } from './lib/result';
 
 const ROOT = join(__dirname, '..', '..');
@@ -188,7 +188,7 @@ export function countingBench(): BenchBody {
   return {
     figures: { pieceChars: 512, sampledStretchChars: 16 * 512, wholeMaxChars: WHOLE_MAX_CHARS, speed, doubled, accuracy },
     markdown: [
-      '`countTextTokens` (`src/model/tokens.ts`: pieces of at most 512 characters cut at a word boundary where there is one;',
+      '`countTextTokens` (`src/model/textTokens.ts`: pieces of at most 512 characters cut at a word boundary where there is one;',
       'a stretch of over 8,192 characters without a space or line break estimated from its head, middle and tail) against',
       "gpt-tokenizer's `countTokens` on the whole text, in the same process, on text no count saw before. On text without",
       `whitespace the whole count stops at ${int(WHOLE_MAX_CHARS)} characters (past it a run costs it tens of seconds); beyond that the`,

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { countTextTokens } from '../src/model/tokens';
+import { countTextTokens } from '../src/model/textTokens';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { buildSessionMemory } from '../src/activities/sessionMemory';
 import type { SummarizeResult } from '../src/activities/types';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { countTextTokens } from '../src/model/tokens';
+import { countTextTokens } from '../src/model/textTokens';
 import { trimmedMarker, trimSummaryToBudget } from '../src/model/summaryTrim';
 
 /** Lines a successor cannot rebuild: each names a path, an error, a constraint, a command or a number. */

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { countTokens } from 'gpt-tokenizer';
-import { countTextTokens } from '../src/model/tokens';
+import { countTextTokens } from '../src/model/textTokens';
 
 const ROOT = join(__dirname, '..', '..');
 

@@ -5,7 +5,7 @@
  * keeps, or when none works. Pure over the rows it is given; the storeSessionMemory activity reads
  * them from the store. Each section is built in its own module under `memory/`.
  */
-import { countTextTokens } from '../model/tokens';
+import { countTextTokens } from '../model/textTokens';
 import { memoryMessageHeader } from '../model/memoryFormat';
 import type { ChatMessage } from '../model/messages';
 import type { SeqRun } from '../policy/seqRuns';

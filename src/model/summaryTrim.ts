@@ -5,7 +5,7 @@
  * and the lines a successor cannot rebuild — files, commands, errors, numbers, constraints — before
  * any narrative. Pure over its text; counts with the same tokenizer as the store.
  */
-import { countTextTokens } from './tokens';
+import { countTextTokens } from './textTokens';
 
 /** A line this long is cut before counting: one line should not take a summary's whole budget. */
 const LINE_CHARS = 400;

@@ -1,102 +1,10 @@
 /**
- * Token counting with gpt-tokenizer (o200k_base). Runs in activities and the simulator only: the
- * tokenizer is large and slow to load inside the workflow sandbox, which just adds the numbers.
+ * Tokens of chat messages, tool lists and whole requests, as a strict endpoint counts them, from
+ * `countTextTokens`. Runs in activities and the simulator only: the tokenizer is large and slow to
+ * load inside the workflow sandbox, which just adds the numbers.
  */
-import { countTokens } from 'gpt-tokenizer';
+import { countTextTokens } from './textTokens';
 import type { ChatMessage, ToolSpec } from './messages';
-
-/**
- * Longest piece of text handed to the tokenizer at once. Its merge step is quadratic in the length
- * of one pre-token, and a run without whitespace (minified code, a hash dump, a model that repeats
- * one letter) is a single pre-token: counted whole, 40,000 such characters hold the worker's main
- * thread for over a second. In pieces the cost is linear in the text.
- */
-const PIECE_CHARS = 512;
-/**
- * A stretch without a space or line break longer than this is estimated from samples rather than
- * counted piece by piece: the tokenizer spends up to ~2 µs per character on text of one letter
- * class, so a megabyte of it would still hold the thread for seconds.
- */
-const SAMPLED_STRETCH_CHARS = 16 * PIECE_CHARS;
-
-/**
- * Tokens of `text`, counted in pieces of at most PIECE_CHARS characters. A piece ends at the last
- * word boundary in its second half, where the tokenizer starts a new pre-token anyway, so text with
- * spaces or lines counts as it does whole. A stretch without either is cut every PIECE_CHARS, which
- * may count a token more per cut; past SAMPLED_STRETCH_CHARS it is estimated from samples
- * (`npm run bench -- --only=counting` measures both against the tokenizer's own count).
- */
-export function countTextTokens(text: string): number {
-  if (text.length <= PIECE_CHARS) return countTokens(text);
-  let total = 0;
-  const breaks = /[ \n]/g;
-  for (let start = 0; start < text.length; ) {
-    breaks.lastIndex = start + 1;
-    const stretchEnd = breaks.exec(text)?.index ?? text.length;
-    if (stretchEnd - start > SAMPLED_STRETCH_CHARS) {
-      total += estimateStretch(text, start, stretchEnd);
-      start = stretchEnd;
-      continue;
-    }
-    const end = pieceEnd(text, start);
-    total += countTokens(text.slice(start, end));
-    start = end;
-  }
-  return total;
-}
-
-const WHITESPACE = /\s/;
-
-function pieceEnd(text: string, start: number): number {
-  const limit = start + PIECE_CHARS;
-  if (limit >= text.length) return text.length;
-  for (let at = limit; at > start + PIECE_CHARS / 2; at -= 1) if (isWordBoundary(text, at)) return at;
-  return isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
-}
-
-/**
- * Where the tokenizer starts a new pre-token whatever comes before: at a space after a word (the
- * space goes with the next word), or after a line break before a word (a break after punctuation
- * goes with the punctuation, so the cut is never before it).
- */
-function isWordBoundary(text: string, at: number): boolean {
-  const before = text.charAt(at - 1);
-  const after = text.charAt(at);
-  return (after === ' ' && !WHITESPACE.test(before)) || (before === '\n' && !WHITESPACE.test(after));
-}
-
-/**
- * Tokens of text[from, to): its first and last pieces counted, the rest at the highest tokens per
- * character of three pieces from its middle (a quarter, half and three quarters in), so the odd
- * start or end of a stretch is not taken as its rate, and a stretch whose content changes is
- * over- rather than under-estimated.
- */
-function estimateStretch(text: string, from: number, to: number): number {
-  const head = countTokens(wholeCharacters(text, from, from + PIECE_CHARS));
-  const tail = countTokens(wholeCharacters(text, to - PIECE_CHARS, to));
-  let rate = 0;
-  for (const share of [0.25, 0.5, 0.75]) {
-    const at = Math.floor(from + share * (to - from - PIECE_CHARS));
-    const sample = wholeCharacters(text, at, at + PIECE_CHARS);
-    rate = Math.max(rate, countTokens(sample) / Math.max(1, sample.length));
-  }
-  return head + tail + Math.ceil(rate * (to - from - 2 * PIECE_CHARS));
-}
-
-/** text[from, to) without half of a surrogate pair at either end, which the tokenizer cannot read. */
-function wholeCharacters(text: string, from: number, to: number): string {
-  const start = isLowSurrogate(text.charCodeAt(from)) ? from + 1 : from;
-  const end = isHighSurrogate(text.charCodeAt(to - 1)) ? to - 1 : to;
-  return text.slice(start, end);
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
-}
 
 /** Role markers and separators the chat format adds around every message. */
 export const PER_MESSAGE_OVERHEAD_TOKENS = 4;

@@ -190,16 +190,18 @@ function findTurn(messages: readonly ChatMessage[], opening: TurnOpening, option
   const usualBudget = scripted.length > 0 ? scripted.length : isTask ? options.defaultSteps : options.followUpSteps;
   const budget = Math.max(directive?.steps ?? usualBudget, scripted.length);
   // An output size set earlier (usually by the task) holds until a later directive changes it.
-  let output = directive?.output ?? options.outputBytes;
-  for (let index = opening.index; directive?.output === undefined && index >= 0; index -= 1) {
-    const message = messages[index];
-    const earlier = message !== undefined && opensTurn(message) ? parseDirective(message.content)?.output : undefined;
-    if (earlier !== undefined) {
-      output = earlier;
-      break;
-    }
-  }
+  const output = directive?.output ?? earlierOutput(messages, opening.index) ?? options.outputBytes;
   return { userText, hash: shortHash(userText), isTask, budget, output, scripted };
+}
+
+/** The output size the newest turn-opening message at or before `index` set, if any did. */
+function earlierOutput(messages: readonly ChatMessage[], index: number): ByteRange | undefined {
+  for (let at = index; at >= 0; at -= 1) {
+    const message = messages[at];
+    const output = message !== undefined && opensTurn(message) ? parseDirective(message.content)?.output : undefined;
+    if (output !== undefined) return output;
+  }
+  return undefined;
 }
 
 /** The text with its `[sim …]` directive taken out: plumbing for the simulator, not part of what was asked. */

@@ -5,7 +5,8 @@
  * their tokens. Compaction then saves little, and a summary over its budget has to be cut by agentd.
  */
 import type { ChatMessage } from '../model/messages';
-import { countTextTokens, PER_MESSAGE_OVERHEAD_TOKENS } from '../model/tokens';
+import { countTextTokens } from '../model/textTokens';
+import { PER_MESSAGE_OVERHEAD_TOKENS } from '../model/tokens';
 import { hashInt } from './hash';
 import { sectionedSummary, type SummaryFacts } from './summaryStyles';
 import { messageTokens } from './tokenMemo';

@@ -1,5 +1,5 @@
 /** Small text helpers the session memory's sections share: one-line clips, shapes, line costs. Pure. */
-import { countTextTokens } from '../../model/tokens';
+import { countTextTokens } from '../../model/textTokens';
 import { capText } from '../measure';
 
 /** Characters a memory line keeps: a line is a pointer and a fact, not the whole message. */
