@@ -81,9 +81,10 @@ function measureSpeed(): SpeedRow[] {
       // Pieces first: a whole count after them shares no pre-token with them on text without
       // whitespace, and on real code the tokenizer's cache can only flatter the whole count.
       const pieces = timed(() => countTextTokens(text));
-      // Milliseconds on a shared machine: the median over five texts of the shape is the figure.
+      // Milliseconds on a shared machine, where a collection or another process adds a spike to one
+      // count: the fastest of five texts of the shape is the figure.
       const others = [1, 2, 3, 4].map(() => make(chars));
-      const piecesMs = median([pieces.ms, ...others.map((other) => timed(() => countTextTokens(other)).ms)]);
+      const piecesMs = Math.min(pieces.ms, ...others.map((other) => timed(() => countTextTokens(other)).ms));
       const whole = chars <= WHOLE_MAX_CHARS || shape === REAL_SHAPE ? timed(() => countTokens(text)) : undefined;
       const row: SpeedRow = {
         shape,
@@ -94,16 +95,11 @@ function measureSpeed(): SpeedRow[] {
         referenceTokens: whole?.tokens ?? countEveryPiece(text),
         reference: whole === undefined ? 'every piece' : 'whole',
       };
-      say(`  ${shape}, ${int(chars)} chars: ours ${num(row.piecesMs, 1)} ms (median of 5)${whole ? `, whole ${num(whole.ms, 1)} ms` : ''}`);
+      say(`  ${shape}, ${int(chars)} chars: ours ${num(row.piecesMs, 1)} ms (best of 5)${whole ? `, whole ${num(whole.ms, 1)} ms` : ''}`);
       rows.push(row);
     }
   }
   return rows;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** Time for 2 MB against 1 MB, per shape: 2.0 is linear. */
@@ -197,7 +193,7 @@ export function countingBench(): BenchBody {
       '### Time and count by shape',
       '',
       ...table(
-        ['shape', 'characters', '`countTextTokens` (median of 5 texts)', 'whole', 'whole ÷ pieces', 'tokens: ours / reference', 'difference'],
+        ['shape', 'characters', '`countTextTokens` (best of 5 texts)', 'whole', 'whole ÷ pieces', 'tokens: ours / reference', 'difference'],
         speed.map((row) => [
           row.shape,
           int(row.chars),
