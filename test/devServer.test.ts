@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
-import { DevServerError, freePort, startDevServer, type DevServer } from '../src/devServer/devServer';
+import { DevServerError, freePort, keepPrivate, startDevServer, type DevServer } from '../src/devServer/devServer';
 import {
   TEMPORAL_CLI_PACKAGE,
   TEMPORAL_CLI_VERSION,
@@ -108,6 +108,32 @@ describe('startDevServer', () => {
     } finally {
       await server?.stop();
     }
+  });
+
+  test('its folder, database, WAL and log are private: 0700 and 0600', { skip: posixOnly }, async () => {
+    const folder = path.join(dir, 'private', 'home');
+    const dbFile = path.join(folder, 'temporal.db');
+    const logFile = path.join(folder, 'temporal.log');
+    const server = await startDevServer({ dbFile, logFile });
+    try {
+      await withClient(server.address, (client) => client.workflow.start('agentdIdleWorkflow', { taskQueue: 'nobody-polls', workflowId: `private-${Date.now()}` }));
+      const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
+      assert.equal(modeOf(folder), 0o700);
+      assert.equal(modeOf(path.dirname(folder)), 0o700, 'every folder it creates');
+      const files = [dbFile, logFile, `${dbFile}-wal`, `${dbFile}-shm`].filter((file) => fs.existsSync(file));
+      assert.ok(files.length >= 3, `database, log and WAL exist: ${files.join(', ')}`);
+      for (const file of files) assert.equal(modeOf(file), 0o600, file);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('files an earlier run left readable to others are made private', { skip: posixOnly }, () => {
+    const dbFile = path.join(dir, 'old', 'temporal.db');
+    fs.mkdirSync(path.dirname(dbFile), { recursive: true });
+    for (const file of [dbFile, `${dbFile}-wal`]) fs.writeFileSync(file, '', { mode: 0o644 });
+    keepPrivate(dbFile, undefined);
+    for (const file of [dbFile, `${dbFile}-wal`]) assert.equal(fs.statSync(file).mode & 0o777, 0o600, file);
   });
 
   test('a port already in use fails fast with a clear error', async () => {

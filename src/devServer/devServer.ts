@@ -134,11 +134,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       'The Temporal CLI was not found: put `temporal` on PATH, set TEMPORAL_CLI, or run `agentd dev` once to build it.',
     );
   }
+  // The CLI runs through a shell (for its umask), which would turn a missing program into an exit code.
+  if (process.platform !== 'win32' && !isExecutable(cli)) {
+    throw new DevServerError('spawn-failed', `Could not run the Temporal CLI at ${cli}: it is missing or not executable`);
+  }
   const ip = options.ip ?? DEFAULT_IP;
   const dbFile = path.resolve(options.dbFile);
-  fs.mkdirSync(path.dirname(dbFile), { recursive: true });
   const logFile = options.logFile === undefined ? undefined : path.resolve(options.logFile);
-  if (logFile !== undefined) fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  keepPrivate(dbFile, logFile);
 
   const pickPort = options.port === undefined || options.port === 0;
   const pickUiPort = options.uiPort === 0;
@@ -163,6 +166,39 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
 }
 
+const PRIVATE_FOLDER = 0o700;
+const PRIVATE_FILE = 0o600;
+
+/**
+ * The server's database holds every activity input (task text, user messages) and its log may quote
+ * them: their folders are created 0700, and files an earlier run left readable to others are made
+ * 0600. The server creates the database itself (an empty file it did not create fails its schema
+ * set-up), so it runs under umask 077 too; SQLite gives the -wal and -shm files the database's mode.
+ */
+export function keepPrivate(dbFile: string, logFile: string | undefined): void {
+  for (const file of [dbFile, ...(logFile === undefined ? [] : [logFile])]) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
+  }
+  for (const file of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`, ...(logFile === undefined ? [] : [logFile])]) {
+    if (fs.existsSync(file)) fs.chmodSync(file, PRIVATE_FILE);
+  }
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The command run by a POSIX shell that sets umask 077 first, then execs it (same pid, same signals). */
+function withPrivateUmask(command: string, args: readonly string[]): [string, string[]] {
+  if (process.platform === 'win32') return [command, [...args]];
+  return ['/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', command, ...args]];
+}
+
 interface LaunchOptions extends DevServerOptions {
   readonly cli: string;
   readonly ip: string;
@@ -179,7 +215,7 @@ async function launch(options: LaunchOptions): Promise<DevServer> {
   options.onProgress?.(`Starting the Temporal dev server on ${address} (db ${options.dbFile})…`);
 
   const output = captureOutput(options.logFile);
-  const { command, args, guarded } = dieWithParent(options.cli, serverArgs(options, namespace));
+  const { command, args, guarded } = dieWithParent(...withPrivateUmask(options.cli, serverArgs(options, namespace)));
   let child: ChildProcess;
   try {
     child = spawn(command, args, {
@@ -240,7 +276,7 @@ function serverArgs(options: LaunchOptions, namespace: string): string[] {
 function captureOutput(logFile: string | undefined) {
   if (logFile !== undefined) {
     // The child gets the file descriptor directly, so its log survives us and needs no pumping.
-    const fd = fs.openSync(logFile, 'a');
+    const fd = fs.openSync(logFile, 'a', PRIVATE_FILE);
     return {
       stdio: fd,
       closeParentFd: () => fs.closeSync(fd),
