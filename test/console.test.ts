@@ -217,6 +217,8 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       assert.equal((await fetch(`${base}/?token=wrong`)).status, 401);
       const listed = await fetch(`${base}/api/sessions`, { headers: { Authorization: `Bearer ${TOKEN}` } });
       assert.equal(listed.status, 200);
+      const malformed = await fetch(`${base}/api/sessions/%E0%A4%A`, { headers: { Authorization: `Bearer ${TOKEN}` } });
+      assert.equal(malformed.status, 400, 'a path that is not valid percent-encoding');
       const csp = listed.headers.get('content-security-policy') ?? '';
       for (const directive of ["script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "connect-src 'self'"]) assert.ok(csp.includes(directive), csp);
 

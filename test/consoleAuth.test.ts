@@ -60,6 +60,7 @@ describe('console requests', () => {
     assert.equal(verdict(guarded, 'GET', '/api/sessions', { ...host, authorization: `Bearer ${TOKEN}` }).kind, 'allowed');
     assert.equal(verdict(guarded, 'GET', '/api/sessions', { ...host, cookie: `other=1; ${TOKEN_COOKIE}=${TOKEN}` }).kind, 'allowed');
     assert.equal(verdict(guarded, 'GET', '/api/sessions', { ...host, cookie: `${TOKEN_COOKIE}=${TOKEN}x` }).kind, 'refused');
+    assert.equal(verdict(guarded, 'GET', '/api/sessions', { ...host, cookie: `${TOKEN_COOKIE}=%E0%A4%A` }).kind, 'refused', 'malformed encoding');
   });
 
   test('a ?token= link sets the cookie and sends the browser on without the token; a wrong one is refused', () => {

@@ -29,9 +29,19 @@ function tokenMatches(expected: string, given: string | undefined): boolean {
 function cookieToken(request: IncomingMessage): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === TOKEN_COOKIE) return decodeURIComponent(value.join('='));
+    if (name === TOKEN_COOKIE) return decodedOrUndefined(value.join('='));
   }
   return undefined;
+}
+
+/** A cookie value that is not valid percent-encoding is no token at all, not a server error. */
+function decodedOrUndefined(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch (error) {
+    if (error instanceof URIError) return undefined;
+    throw error;
+  }
 }
 
 function bearerToken(request: IncomingMessage): string | undefined {

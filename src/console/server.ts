@@ -59,9 +59,20 @@ function isControl(name: string): name is keyof typeof CONTROLS {
   return Object.hasOwn(CONTROLS, name);
 }
 
+/** The path's segments, decoded; undefined when one is not valid percent-encoding (`%E0%A4%A`). */
+function pathSegments(path: string): string[] | undefined {
+  try {
+    return path.split('/').filter(Boolean).map(decodeURIComponent);
+  } catch (error) {
+    if (error instanceof URIError) return undefined;
+    throw error;
+  }
+}
+
 async function route(deps: ConsoleDeps, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
   const path = url.pathname;
-  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  const parts = pathSegments(path);
+  if (parts === undefined) return sendError(response, 400, 'the path is not valid percent-encoding');
   if (request.method === 'GET') {
     if (path === '/') return send(response, 200, 'text/html; charset=utf-8', FLEET_PAGE);
     // Browsers ask for it unprompted; no icon, and no 404 in their console.
