@@ -98,6 +98,10 @@ describe('command lines', () => {
       assert.match(transcript, /hostile text \\x1b\[31mred/, 'the task, escaped');
       const exact = JSON.parse((await agentd('status', 'cli-escapes', '--json')).stdout) as SessionState;
       assert.equal(exact.answer, 'done \u001b]0;owned\u0007 \u009b31m', '--json is exact');
+      const unknown = await agentd('transcript', 'no-such\u001b[2Jsession');
+      assert.equal(unknown.code, 3);
+      assert.doesNotMatch(unknown.stderr, raw, 'an unknown id is echoed escaped');
+      assert.match(unknown.stderr, /no-such\\x1b\[2Jsession/);
     });
   });
 

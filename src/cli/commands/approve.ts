@@ -4,6 +4,7 @@ import { SessionInputError } from '../../session/input';
 import { describeZodError } from '../../session/validation';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt, positiveNumber, requirePositional } from '../args';
+import { printable } from '../printable';
 
 export const approveCommand: Command = {
   name: 'approve',
@@ -54,7 +55,7 @@ ${CONNECTION_HELP}`,
     } catch (error) {
       // The validator's reason (not paused, limit still exhausted) is the cause; say it plainly.
       if (!(error instanceof WorkflowUpdateFailedError)) throw error;
-      console.error(`agentd approve: refused: ${error.cause?.message ?? error.message}`);
+      console.error(printable(`agentd approve: refused: ${error.cause?.message ?? error.message}`));
       return ExitCode.failure;
     }
     if (values.json) console.log(JSON.stringify(budget, null, 2));

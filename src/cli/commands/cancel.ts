@@ -2,6 +2,7 @@
 import { connectClient, SessionClient } from '../../client/sessionClient';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, requirePositional } from '../args';
+import { printable } from '../printable';
 
 export const cancelCommand: Command = {
   name: 'cancel',
@@ -16,7 +17,7 @@ ${CONNECTION_HELP}`,
     const config = configWith(values);
     const sessions = new SessionClient(await connectClient(config));
     await sessions.handle(sessionId).cancel();
-    console.error(`cancellation requested for ${sessionId}`);
+    console.error(printable(`cancellation requested for ${sessionId}`));
     return ExitCode.ok;
   },
 };

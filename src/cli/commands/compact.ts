@@ -4,6 +4,7 @@ import { compactNowUpdate, compactSignal } from '../../session/definitions';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, requirePositional } from '../args';
 import { renderNotice } from '../render';
+import { printable } from '../printable';
 
 export const compactCommand: Command = {
   name: 'compact',
@@ -25,7 +26,7 @@ ${CONNECTION_HELP}`,
     const handle = new SessionClient(await connectClient(config)).handle(sessionId);
     if (!values.wait) {
       await handle.signal(compactSignal);
-      console.error(`compaction requested for ${sessionId}`);
+      console.error(printable(`compaction requested for ${sessionId}`));
       return ExitCode.ok;
     }
     const result = await handle.executeUpdate(compactNowUpdate);

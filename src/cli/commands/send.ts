@@ -4,6 +4,7 @@ import { MessageSignalSchema } from '../../session/definitions';
 import { describeZodError } from '../../session/validation';
 import { ExitCode, UsageError, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, requirePositional } from '../args';
+import { printable } from '../printable';
 
 export const sendCommand: Command = {
   name: 'send',
@@ -21,7 +22,7 @@ ${CONNECTION_HELP}`,
     const config = configWith(values);
     const sessions = new SessionClient(await connectClient(config), config.prices, { maxUserTextBytes: config.maxUserTextBytes });
     await sessions.send(sessionId, message.data.text);
-    console.error(`sent to ${sessionId}`);
+    console.error(printable(`sent to ${sessionId}`));
     return ExitCode.ok;
   },
 };

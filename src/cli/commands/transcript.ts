@@ -26,7 +26,7 @@ the session in seq order. Exit code 3 when the store has no message of that sess
     try {
       const rows = await store.list(sessionId);
       if (rows.length === 0) {
-        console.error(`no stored messages for session ${sessionId}`);
+        console.error(printable(`no stored messages for session ${sessionId}`));
         return ExitCode.notFound;
       }
       for (const row of rows) {
