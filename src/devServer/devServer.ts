@@ -176,10 +176,9 @@ const PRIVATE_FILE = 0o600;
  * set-up), so it runs under umask 077 too; SQLite gives the -wal and -shm files the database's mode.
  */
 export function keepPrivate(dbFile: string, logFile: string | undefined): void {
-  for (const file of [dbFile, ...(logFile === undefined ? [] : [logFile])]) {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
-  }
-  for (const file of [dbFile, `${dbFile}-wal`, `${dbFile}-shm`, ...(logFile === undefined ? [] : [logFile])]) {
+  const written = logFile === undefined ? [dbFile] : [dbFile, logFile];
+  for (const file of written) fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
+  for (const file of [...written, `${dbFile}-wal`, `${dbFile}-shm`]) {
     if (fs.existsSync(file)) fs.chmodSync(file, PRIVATE_FILE);
   }
 }
