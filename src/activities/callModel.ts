@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import { ChatMessageSchema, type ChatMessage } from '../model/messages';
+import { capToolCalls } from '../model/toolCallCap';
 import { countToolTokens } from '../model/tokens';
 import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
@@ -45,7 +46,7 @@ export function createCallModel(deps: ActivityDeps) {
           throw toModelFailure(error);
         }),
     );
-    const reply = replyOf(completion);
+    const { reply, dropped } = capToolCalls(replyOf(completion), input.maxToolCalls);
     const usage = usageOf(completion);
     // The reply is paid for: it waits for room in the store rather than being asked (and billed) again.
     const saved = await writePatiently(`callModel seq ${input.seq}: reply`, () =>
@@ -53,6 +54,7 @@ export function createCallModel(deps: ActivityDeps) {
         usage,
         finishReason: completion.choices[0]?.finish_reason ?? null,
         model: completion.model,
+        ...(dropped.length > 0 ? { droppedToolCalls: dropped } : {}),
       }),
     );
     const result = resultOf(saved, false, toolSchemaTokens, tools);
@@ -73,14 +75,14 @@ function toolTokensOf(tools: ToolRegistry): number {
 }
 
 /** The assistant message of a completion, validated; a reply we cannot read is retried like an outage. */
-function replyOf(completion: OpenAI.Chat.Completions.ChatCompletion): ChatMessage {
+function replyOf(completion: OpenAI.Chat.Completions.ChatCompletion): Extract<ChatMessage, { role: 'assistant' }> {
   const message = completion.choices?.[0]?.message;
   const parsed = ChatMessageSchema.safeParse({
     role: 'assistant',
     content: message?.content ?? null,
     ...(message?.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
   });
-  if (!message || !parsed.success) {
+  if (!message || !parsed.success || parsed.data.role !== 'assistant') {
     throw toModelFailure(new Error(`model answered a completion without a readable assistant message`));
   }
   return parsed.data;
@@ -101,9 +103,11 @@ function resultOf(stored: StoredMessage, replayed: boolean, toolSchemaTokens: nu
     };
   });
   const usage = (stored.meta.usage as ModelUsage | undefined) ?? { promptTokens: 0, completionTokens: 0 };
+  const dropped = stored.meta.droppedToolCalls;
   return {
     measure: measureOf(stored),
     toolCalls,
+    ...(Array.isArray(dropped) && dropped.length > 0 ? { droppedToolCalls: dropped.length } : {}),
     ...(toolCalls.length === 0 ? { text: capText(message.content ?? '', ANSWER_PREVIEW_CHARS) } : {}),
     usage,
     toolSchemaTokens,

@@ -37,6 +37,8 @@ export interface CallModelInput {
   context: SeqRun[];
   model: string;
   maxOutputTokens?: number;
+  /** The most tool calls of the reply the session keeps and runs (`maxToolCallsPerReply`); absent in older histories. */
+  maxToolCalls?: number;
 }
 
 export interface CallModelResult {
@@ -50,6 +52,8 @@ export interface CallModelResult {
   toolCalls: Array<{ id: string; name: string; fingerprint?: string; effect?: ToolEffect }>;
   /** The reply's text when it ends the turn (no tool calls), capped to `ANSWER_PREVIEW_CHARS`. */
   text?: string;
+  /** Calls the reply declared past `maxToolCalls`: stored beside it, never run. Absent when none. */
+  droppedToolCalls?: number;
   usage: ModelUsage;
   /** Tokens the tool definitions add to every request (our tokenizer), for the context estimate. */
   toolSchemaTokens: number;

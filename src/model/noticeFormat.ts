@@ -18,3 +18,12 @@ export function workspaceFailoverNotice(from: string, to: string, seconds: numbe
     'check what exists before relying on it, and recreate what you still need.'
   );
 }
+
+/** What the model is told when its reply declared more tool calls than a reply may run. */
+export function tooManyToolCallsNotice(declared: number, ran: number): string {
+  return (
+    `${NOTICE_PREFIX} error: your last reply declared ${declared} tool calls, but at most ${ran} run per reply. ` +
+    `The first ${ran} ran and their results are above; the other ${declared - ran} were not run and are not part of ` +
+    `this conversation. Make the ones you still need again, at most ${ran} per reply.`
+  );
+}

@@ -52,6 +52,11 @@ export const SessionInputSchema = z
     /** Longest tool output kept; longer output keeps its head and tail. @default 200000 */
     toolOutputCapChars: z.number().int().min(1000).default(200_000),
     maxOutputTokens: z.number().int().positive().optional(),
+    /**
+     * Tool calls of one model reply that run; the reply's further calls are dropped and the model is told.
+     * Far below Temporal's 2,000 pending activities a workflow may have. @default 32
+     */
+    maxToolCallsPerReply: z.number().int().min(1).max(500).default(32),
     /** Retries of a model call that hit a 429, a 5xx, a timeout or an unreadable answer. */
     modelRetry: z
       .object({

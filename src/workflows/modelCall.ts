@@ -38,6 +38,7 @@ export async function callModelWithinWindow(parts: ModelCallParts): Promise<Call
         seq,
         context: toSeqRuns(sent.map((entry) => entry.seq)),
         model: parts.input.model,
+        maxToolCalls: parts.input.maxToolCallsPerReply,
         ...(parts.input.maxOutputTokens ? { maxOutputTokens: parts.input.maxOutputTokens } : {}),
       });
       compaction.noteModelCall(sent, reply);

@@ -5,6 +5,7 @@
  */
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
 import { summarizeFailureDetails, type CallModelResult, type RunToolResult, type SummarizeInput, type SummarizeResult } from '../activities/types';
+import { tooManyToolCallsNotice } from '../model/noticeFormat';
 import { cachePricesOf, CompactionRequest, resolveCompactionSettings, type CallSpend } from '../policy';
 import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
 import type { SessionInput } from '../session/input';
@@ -58,7 +59,7 @@ export class SessionRun implements ToolCallRunner {
     this.transcript = new SessionTranscript(sessionId, input, this.activities.storeMessages, (entry) => this.compaction.viewIfOversized(entry), this.carry);
     this.manual = new ManualCompactionQueue(this.carry, () => this.compactManually(), () => this.carry.step);
     this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual, () => this.publish());
-    this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.onFailover(warning, notice), this.carry.affinity);
+    this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.warnAndTell(warning, notice), this.carry.affinity);
   }
 
   get status(): SessionStatus {
@@ -147,6 +148,13 @@ export class SessionRun implements ToolCallRunner {
     usage.completionTokens += reply.usage.completionTokens;
     this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0);
     this.transcript.addReply(reply.measure);
+    if (reply.droppedToolCalls) {
+      const declared = reply.toolCalls.length + reply.droppedToolCalls;
+      this.warnAndTell(
+        `step ${this.carry.step}: the reply declared ${declared} tool calls; ${reply.droppedToolCalls} past maxToolCallsPerReply ${this.input.maxToolCallsPerReply} were not run`,
+        tooManyToolCallsNotice(declared, reply.toolCalls.length),
+      );
+    }
     if (reply.toolCalls.length === 0) this.answered(reply.text ?? '', reply.measure.seq);
   }
 
@@ -246,7 +254,8 @@ export class SessionRun implements ToolCallRunner {
     this.carry.turnOpen = false;
   }
 
-  private onFailover(warning: string, notice?: string): void {
+  /** A warning for the state query, and optionally a notice the model reads after this step's results. */
+  private warnAndTell(warning: string, notice?: string): void {
     this.warn(warning);
     if (notice !== undefined) this.pendingNotices.push(notice);
   }

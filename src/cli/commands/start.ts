@@ -22,6 +22,7 @@ The input is validated before anything is sent; a bad field is named and nothing
   --max-turns N            stop after N turns (default 10)
   --await-messages SECS    after a turn, wait this long for 'agentd send' before completing (default 0)
   --tool-timeout SECS      wall-clock limit of one tool call (default 120)
+  --max-tool-calls N       tool calls of one model reply that run; the model is told of the rest (default 32, at most 500)
   --workspace-failover SECS  move to a fresh workspace on another host when the workspace's host
                            takes no tool call for this long (default 300)
   --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (README, Compaction)
@@ -51,6 +52,7 @@ export const startCommand: Command = {
       'approval-timeout': { type: 'string' },
       'await-messages': { type: 'string' },
       'tool-timeout': { type: 'string' },
+      'max-tool-calls': { type: 'string' },
       'workspace-failover': { type: 'string' },
       compaction: { type: 'string' },
       id: { type: 'string' },
@@ -79,6 +81,7 @@ export const startCommand: Command = {
       ...defined('approvalTimeoutSeconds', wholeNumber('approval-timeout', values['approval-timeout'])),
       ...defined('awaitMessagesSeconds', positiveInt('await-messages', values['await-messages'])),
       ...defined('toolTimeoutSeconds', positiveInt('tool-timeout', values['tool-timeout'])),
+      ...defined('maxToolCallsPerReply', positiveInt('max-tool-calls', values['max-tool-calls'])),
       ...defined('workspaceFailoverSeconds', positiveInt('workspace-failover', values['workspace-failover'])),
       ...defined('compaction', jsonObject('compaction', values.compaction)),
     };
