@@ -9,44 +9,24 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { capToolCalls } from '../src/model/toolCallCap';
 import { createModelClient } from '../src/model/client';
-import { readAll, serveOnLoopback, type LoopbackHttp } from './helpers/loopbackHttp';
+import { serveScriptedReplies, type ScriptedEndpoint } from './helpers/scriptedEndpoint';
 import { startStack, type Stack } from './helpers/stack';
 import { toolResults } from './helpers/transcriptChecks';
 
 const DECLARED = 10_000;
 const CAP = 24;
 
-interface SentMessage {
-  role: string;
-  content?: string | null;
-  tool_calls?: unknown[];
-}
-
-function completion(message: Record<string, unknown>) {
-  return {
-    id: 'chatcmpl-fanout',
-    object: 'chat.completion',
-    created: 0,
-    model: 'agentd-sim',
-    choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
-  };
-}
-
-/** First request: 10,000 reads in one reply. Every later one: a plain answer. Each request's messages are kept. */
-async function fanOutEndpoint(requests: SentMessage[][]): Promise<LoopbackHttp> {
-  return serveOnLoopback(async (req, res) => {
-    const body = JSON.parse((await readAll(req)).toString('utf8')) as { messages: SentMessage[] };
-    requests.push(body.messages);
-    const calls = Array.from({ length: DECLARED }, (_, index) => ({
-      id: `call_${index}`,
-      type: 'function',
+/** First request: 10,000 reads in one reply. Every later one: a plain answer. */
+function fanOutEndpoint(): Promise<ScriptedEndpoint> {
+  return serveScriptedReplies((index) => {
+    if (index > 0) return { content: 'Read what I needed.' };
+    const calls = Array.from({ length: DECLARED }, (_, call) => ({
+      id: `call_${call}`,
+      type: 'function' as const,
       // Each a different file, so the repeated-call guard stays out of it.
-      function: { name: 'read_file', arguments: JSON.stringify({ path: `part-${index}.txt` }) },
+      function: { name: 'read_file', arguments: JSON.stringify({ path: `part-${call}.txt` }) },
     }));
-    const answer = requests.length === 1 ? completion({ content: null, tool_calls: calls }) : completion({ content: 'Read what I needed.' });
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(answer));
+    return { content: null, tool_calls: calls };
   });
 }
 
@@ -71,8 +51,7 @@ describe('tool calls per reply', () => {
     });
 
     it('runs at most maxToolCallsPerReply calls of a 10,000-call reply, tells the model, and goes on', { timeout: 120_000 }, async () => {
-      const requests: SentMessage[][] = [];
-      const endpoint = await fanOutEndpoint(requests);
+      const endpoint = await fanOutEndpoint();
       try {
         await stack.runWorker({ model: createModelClient({ baseURL: endpoint.baseURL }) }, async () => {
           const handle = await stack.sessions.start({ task: 'Read the parts.', model: 'agentd-sim', maxToolCallsPerReply: CAP });
@@ -91,7 +70,7 @@ describe('tool calls per reply', () => {
           assert.equal(toolResults(rows).length, CAP);
 
           // The second request is valid (every kept call answered) and ends with the notice.
-          const second = requests[1] ?? [];
+          const second = endpoint.requests[1] ?? [];
           assert.equal(second.filter((message) => message.role === 'tool').length, CAP);
           const notice = second[second.length - 1];
           assert.equal(notice?.role, 'user');

@@ -40,11 +40,24 @@ export function viewOf(message: ChatMessage, request: Pick<ViewRequest, 'sourceS
   if (message.role === 'tool') return { ...message, content: headMiddleAndTail(message.content, request) };
   // An oversized task or user message is shown as a view too; its original stays readable by seq.
   if (message.role === 'user') return { ...message, content: headAndTail(message.content, request) };
-  if (message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0) {
-    const kept = request.headChars + request.tailChars;
-    return cutToolCallArguments(message, request.sourceSeq, kept, kept > 0 ? request.headChars / kept : 1);
-  }
+  if (message.role === 'assistant') return assistantView(message, request);
   return undefined;
+}
+
+/**
+ * A reply with its text cut to head and tail and its long argument values cut. With tool calls, the
+ * text may keep half the room and the arguments the rest; without, the text keeps it all. Undefined
+ * for a reply with neither text nor calls to cut.
+ */
+function assistantView(message: Extract<ChatMessage, { role: 'assistant' }>, request: Pick<ViewRequest, 'sourceSeq' | 'headChars' | 'tailChars'>): ChatMessage | undefined {
+  const hasCalls = (message.tool_calls?.length ?? 0) > 0;
+  if (message.content === null && !hasCalls) return undefined;
+  const textShare = hasCalls ? 0.5 : 1;
+  const textRoom = { ...request, headChars: Math.floor(request.headChars * textShare), tailChars: Math.floor(request.tailChars * textShare) };
+  const withText = message.content === null ? message : { ...message, content: headAndTail(message.content, textRoom) };
+  if (!hasCalls) return withText;
+  const kept = request.headChars + request.tailChars;
+  return cutToolCallArguments(withText, request.sourceSeq, kept, kept > 0 ? request.headChars / kept : 1);
 }
 
 /** Share of the head the telling lines of the cut middle may take: the head still shows how the output began. */

@@ -65,7 +65,7 @@ async function takeStep(run: SessionRun): Promise<void> {
   const decision = run.compaction.decide(run.transcript.entries, CompactionRequest.auto, run.carry.step);
   run.transcript.adopt((await run.compaction.carryOut(run.transcript.entries, decision, run.position())).ledger);
   const reply = await callModelWithinWindow(run);
-  run.recordReply(reply);
+  await run.recordReply(reply);
   // Every declared call gets its result, even after `finish`: an unanswered call would make an
   // OpenAI-compatible server reject every later request of the session. Reads run side by side.
   await runToolCalls(run, reply.toolCalls, reply.measure.seq);

@@ -141,13 +141,13 @@ export class SessionRun implements ToolCallRunner {
   }
 
   /** The agent's reply: its spend, its place in the context; without tool calls it ends the turn. */
-  recordReply(reply: CallModelResult): void {
+  async recordReply(reply: CallModelResult): Promise<void> {
     const usage = this.carry.usage;
     usage.modelCalls += 1;
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
     this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0);
-    this.transcript.addReply(reply.measure);
+    await this.transcript.addReply(reply.measure);
     if (reply.droppedToolCalls) {
       const declared = reply.toolCalls.length + reply.droppedToolCalls;
       this.warnAndTell(

@@ -12,6 +12,8 @@ import type { SessionCarry } from './sessionCarry';
 
 /** Marks histories where an oversized task or user message enters the context as a head-and-tail view. */
 const USER_TEXT_VIEW_PATCH = 'oversized-user-text-views';
+/** Marks histories where an oversized model reply enters the context as a view; before, it entered whole. */
+const REPLY_VIEW_PATCH = 'oversized-reply-views';
 
 /** A message to store and where in the session it belongs. */
 export interface PlacedMessage {
@@ -46,9 +48,14 @@ export class SessionTranscript {
     this.carried.ledger = ledger;
   }
 
-  /** The model's reply, already stored by the model activity, at the current step. */
-  addReply(measure: MessageMeasure): void {
-    this.carried.ledger.push(this.atCurrentStep(measure));
+  /**
+   * The model's reply, already stored by the model activity, at the current step; one too big to fit
+   * (a runaway answer, a huge write_file argument) enters as a view. The patch is asked only for such a
+   * reply, so ordinary histories carry no marker for it.
+   */
+  async addReply(measure: MessageMeasure): Promise<void> {
+    const entry = this.atCurrentStep(measure);
+    this.carried.ledger.push(this.oversized(entry) && patched(REPLY_VIEW_PATCH) ? await this.viewIfOversized(entry) : entry);
   }
 
   /** A tool result, already stored by the tool activity; one too big to fit enters as a view. */
