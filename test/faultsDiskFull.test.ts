@@ -6,7 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { SessionResult } from '../src/session/state';
@@ -311,15 +311,12 @@ describe('the disk fills', { concurrency: 1 }, () => {
       assert.equal(readFileSync(join(workspace, 'report.txt'), 'utf8'), REPORT, 'the write after the space came back is whole');
       assert.equal(statSync(join(workspace, 'numbers.txt')).size, Buffer.byteLength(Array.from({ length: 200000 }, (_, i) => `${i + 1}\n`).join('')));
       assert.equal(existsSync(join(workspace, 'filler.bin')), false);
-      // What the failed overwrite left: write_file replaces in place, so it is neither the old nor the new text.
-      const notesLeft = statSync(join(workspace, 'notes.txt')).size;
+      // write_file writes a temporary file and renames it: the failed overwrite left the old text, and no debris.
       const notesAfter = readFileSync(join(workspace, 'notes.txt'), 'utf8');
-      assert.ok(notesAfter !== BIG, 'the failed overwrite did not somehow complete');
-      assert.match(
-        notesFull ?? '',
-        new RegExp(`"notes\\.txt" is left with ${notesLeft} of its ${BIG.length} new bytes; its earlier ${NOTES.length} bytes are gone`),
-        'the model is told what the failed overwrite left',
-      );
+      assert.equal(notesAfter, NOTES, 'the failed overwrite left notes.txt as it was');
+      assert.match(notesFull ?? '', /"notes\.txt" is unchanged/, 'the model is told the file was not touched');
+      assert.match(reportFull ?? '', /"report\.txt" was not created/);
+      assert.deepEqual(readdirSync(workspace).filter((name) => name.endsWith('.tmp')), [], 'no temporary file is left behind');
 
       const rowCount = await assertIntactTranscript(stack.store, handle.workflowId);
       assert.equal(integrityOf(stack.storeFile), 'ok');
@@ -328,7 +325,7 @@ describe('the disk fills', { concurrency: 1 }, () => {
       console.log(
         `disk full (workspace): 4 MiB tmpfs as AGENTD_WORKSPACES, filled by the agent's own command at step 2 ` +
           `("${(fill ?? '').split('\n')[0]}"); write_file → "${reportFull}"; overwrite of notes.txt → "${notesFull}" ` +
-          `(left ${notesLeft} bytes: ${notesAfter === NOTES ? 'old content kept' : 'old content lost, partial file'}); run_command → "${(seqFull ?? '').split('\n')[0]}"; ` +
+          `(notes.txt still its ${NOTES.length} old bytes); run_command → "${(seqFull ?? '').split('\n')[0]}"; ` +
           `after rm: write_file "${reportAfter}", seq wrote 200000 lines; finished ${outcome.steps} steps, ${rowCount} rows intact, integrity ok; ${seconds(tookMs)}`,
       );
     } finally {
