@@ -6,16 +6,15 @@ import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, lstatSync, readlinkSync } from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { detectCommandCgroups, joiningCgroups, sessionCgroups, type CommandCgroups } from './commandCgroups';
+import { sessionUid } from './commandUser';
 
 /** Where the workspace appears inside the sandbox; file tools accept absolute paths under it too. */
 export const SANDBOX_WORKSPACE = '/workspace';
-/** When the worker runs as root, commands run as this uid/gid (`nobody`): root ignores process limits. */
-const SANDBOX_UID = 65534;
-
 export interface CommandLimits {
-  /** Address-space limit of each process, in MiB. @default 2048 */
+  /** Address-space limit of each process, and with a session cgroup the memory of all of them, in MiB. @default 2048 */
   readonly memoryMiB: number;
-  /** Processes the command may have at once (contains a fork bomb). @default 256 */
+  /** Processes a session's commands may have at once (contains a fork bomb). @default 256 */
   readonly maxProcesses: number;
 }
 
@@ -29,9 +28,11 @@ export type CommandSandbox =
       readonly kind: typeof SandboxKind.bubblewrap;
       readonly bwrap: string;
       readonly prlimit: string;
-      /** Set when the worker is root: the command drops to SANDBOX_UID with this setpriv. */
+      /** Set when the worker is root: the command drops to its session's own uid (`sessionUid`) with this setpriv. */
       readonly setpriv?: string;
       readonly limits: CommandLimits;
+      /** A root worker's per-session cgroups, or why the host gives none. */
+      readonly cgroups?: CommandCgroups | { readonly unavailable: string };
     }
   /** The operator set AGENTD_UNSANDBOXED_COMMANDS=1: commands run as the worker, limited only in time and output. */
   | { readonly kind: typeof SandboxKind.unsandboxed }
@@ -68,7 +69,19 @@ export function detectCommandSandbox(settings: SandboxSettings): CommandSandbox 
     const why = (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`).trim();
     return refused(`bwrap cannot create a sandbox here: ${why}`);
   }
-  return { kind: SandboxKind.bubblewrap, bwrap, prlimit, ...(setpriv ? { setpriv } : {}), limits: settings.limits };
+  const perSession = setpriv ? { setpriv, cgroups: cgroupsOrWhyNot() } : {};
+  return { kind: SandboxKind.bubblewrap, bwrap, prlimit, ...perSession, limits: settings.limits };
+}
+
+function cgroupsOrWhyNot(): CommandCgroups | { unavailable: string } {
+  const found = detectCommandCgroups();
+  return 'cgroups' in found ? found.cgroups : found;
+}
+
+/** The `cgroup.procs` files of the workspace's session groups, made and limited; none when this worker has no cgroups. */
+export async function sessionCgroupsFor(sandbox: CommandSandbox, workspace: string): Promise<string[]> {
+  if (sandbox.kind !== SandboxKind.bubblewrap || sandbox.cgroups === undefined || 'unavailable' in sandbox.cgroups) return [];
+  return sessionCgroups(sandbox.cgroups, `session-${sessionUid(workspace)}`, sandbox.limits);
 }
 
 /** One line for the worker's start-up log. */
@@ -77,14 +90,20 @@ export function describeSandbox(sandbox: CommandSandbox): string {
     case SandboxKind.bubblewrap:
       return (
         `run_command sandboxed with bubblewrap (no network, writes only in the workspace, ` +
-        `${sandbox.limits.memoryMiB} MiB address space, ${sandbox.limits.maxProcesses} processes` +
-        `${sandbox.setpriv ? `, as uid ${SANDBOX_UID}` : ''})`
+        `${sandbox.limits.memoryMiB} MiB address space per process, ${sandbox.limits.maxProcesses} processes per session` +
+        `${sandbox.setpriv ? ', each session as a uid of its own' : ' in a user namespace of its own'}${describeCgroups(sandbox)})`
       );
     case SandboxKind.unsandboxed:
       return 'run_command NOT sandboxed (AGENTD_UNSANDBOXED_COMMANDS=1): commands run as the worker user with its file and network access';
     case SandboxKind.refused:
       return `run_command disabled: ${sandbox.reason}`;
   }
+}
+
+function describeCgroups(sandbox: Extract<CommandSandbox, { kind: typeof SandboxKind.bubblewrap }>): string {
+  if (sandbox.cgroups === undefined) return '';
+  if ('unavailable' in sandbox.cgroups) return `; no session cgroup: ${sandbox.cgroups.unavailable}, so memory is limited per process only`;
+  return `; a cgroup per session: ${sandbox.limits.maxProcesses} processes and ${sandbox.limits.memoryMiB} MiB of memory in all`;
 }
 
 export interface CommandLaunch {
@@ -95,15 +114,17 @@ export interface CommandLaunch {
   readonly home: string;
 }
 
-/** The process to spawn for `command`; the CPU limit is the call's wall-clock limit, rounded up. */
-export function commandLaunch(sandbox: CommandSandbox, workspace: string, command: string, seconds: number): CommandLaunch {
+/**
+ * The process to spawn for `command`; the CPU limit is the call's wall-clock limit, rounded up. With
+ * `cgroupProcs` (from `sessionCgroups`), it joins the session's cgroups before bwrap starts.
+ */
+export function commandLaunch(sandbox: CommandSandbox, workspace: string, command: string, seconds: number, cgroupProcs: readonly string[] = []): CommandLaunch {
   if (sandbox.kind !== SandboxKind.bubblewrap) {
     return { file: 'sh', args: ['-c', command], cwd: workspace, home: workspace };
   }
   const asRoot = sandbox.setpriv !== undefined;
-  const dropPrivileges = sandbox.setpriv
-    ? [sandbox.setpriv, `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--']
-    : [];
+  const uid = sessionUid(workspace);
+  const dropPrivileges = sandbox.setpriv ? [sandbox.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--'] : [];
   const limits = [
     sandbox.prlimit,
     `--nproc=${sandbox.limits.maxProcesses}`,
@@ -111,37 +132,35 @@ export function commandLaunch(sandbox: CommandSandbox, workspace: string, comman
     `--cpu=${Math.max(1, Math.ceil(seconds))}`,
     '--',
   ];
-  return {
-    file: sandbox.bwrap,
-    args: [
-      ...namespaceArgs(asRoot),
-      ...filesystemArgs(),
-      '--bind',
-      workspace,
-      SANDBOX_WORKSPACE,
-      '--chdir',
-      SANDBOX_WORKSPACE,
-      '--',
-      ...dropPrivileges,
-      ...limits,
-      'sh',
-      '-c',
-      command,
-    ],
-    cwd: workspace,
-    home: SANDBOX_WORKSPACE,
-  };
+  const bwrapArgs = [
+    ...namespaceArgs(asRoot),
+    ...filesystemArgs(),
+    '--bind',
+    workspace,
+    SANDBOX_WORKSPACE,
+    '--chdir',
+    SANDBOX_WORKSPACE,
+    '--',
+    ...dropPrivileges,
+    ...limits,
+    'sh',
+    '-c',
+    command,
+  ];
+  const spawned = cgroupProcs.length > 0 ? joiningCgroups(cgroupProcs, sandbox.bwrap, bwrapArgs) : { file: sandbox.bwrap, args: bwrapArgs };
+  return { ...spawned, cwd: workspace, home: SANDBOX_WORKSPACE };
 }
 
 const execFileAsync = promisify(execFile);
 
 /**
- * A root worker's commands run as SANDBOX_UID, so the workspace must belong to it; files the file
- * tools wrote since the last command belong to root. `-h` changes links, never what they point at.
+ * A root worker's commands run as the session's uid, so the workspace must belong to it; files the
+ * file tools wrote since the last command belong to root. `-h` changes links, never what they point at.
  */
 export async function prepareWorkspace(sandbox: CommandSandbox, workspace: string): Promise<void> {
   if (sandbox.kind !== SandboxKind.bubblewrap || sandbox.setpriv === undefined) return;
-  await execFileAsync('chown', ['-R', '-h', `${SANDBOX_UID}:${SANDBOX_UID}`, workspace]);
+  const uid = sessionUid(workspace);
+  await execFileAsync('chown', ['-R', '-h', `${uid}:${uid}`, workspace]);
 }
 
 function refused(why: string): CommandSandbox {

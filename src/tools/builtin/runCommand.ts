@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
 import { OutputCollector } from '../outputCollector';
-import { commandLaunch, prepareWorkspace, SandboxKind } from '../sandbox';
+import { releaseSessionCgroups } from '../commandCgroups';
+import { commandLaunch, prepareWorkspace, SandboxKind, sessionCgroupsFor } from '../sandbox';
 import { type Tool, type ToolContext, ToolInputError, type ToolOutcome } from '../tool';
 
 /** Room kept below the output cap for the notes and the final status line, so they are never cut off. */
@@ -60,7 +61,13 @@ async function runCommand(command: string, timeoutSeconds: number | undefined, c
   const collector = new OutputCollector(ctx.outputCapChars);
 
   await prepareWorkspace(ctx.sandbox, ctx.workspace);
-  const ended = await spawnAndWait(command, seconds * 1000, ctx, collector);
+  const cgroupProcs = await sessionCgroupsFor(ctx.sandbox, ctx.workspace);
+  let ended: Ended;
+  try {
+    ended = await spawnAndWait(command, seconds * 1000, ctx, collector, cgroupProcs);
+  } finally {
+    await releaseSessionCgroups(cgroupProcs);
+  }
   if (ended.aborted) throw abortReason(ctx.signal);
 
   const notes =
@@ -77,9 +84,9 @@ async function runCommand(command: string, timeoutSeconds: number | undefined, c
   return { output: `${notes}${body}${separator}${status}` };
 }
 
-function spawnAndWait(command: string, timeoutMs: number, ctx: ToolContext, collector: OutputCollector): Promise<Ended> {
+function spawnAndWait(command: string, timeoutMs: number, ctx: ToolContext, collector: OutputCollector, cgroupProcs: readonly string[]): Promise<Ended> {
   return new Promise((resolve, reject) => {
-    const launch = commandLaunch(ctx.sandbox, ctx.workspace, command, timeoutMs / 1000);
+    const launch = commandLaunch(ctx.sandbox, ctx.workspace, command, timeoutMs / 1000, cgroupProcs);
     // detached puts the shell (or bwrap) at the head of a new process group, so one kill reaches all it
     // started; inside bwrap, the end of its pid namespace takes the rest.
     const child = spawn(launch.file, launch.args, {
