@@ -178,7 +178,13 @@ describe('operator view', () => {
       await stack.sessions.handle(terminated.workflowId).terminate('test');
       const watched = await agentd('watch', terminated.workflowId, '--interval', '200');
       assert.equal(watched.code, 1, watched.stderr);
-      assert.match(watched.stdout, /waiting_for_approval[\s\S]*the workflow closed without the session ending/);
+      assert.match(watched.stdout, /terminated[\s\S]*the workflow closed without the session ending \(terminated\)/);
+      // status and list say it ended, though the workflow's last state was waiting_for_approval.
+      const shown = await agentd('status', terminated.workflowId, '--json');
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.equal((JSON.parse(shown.stdout) as { status: string }).status, 'terminated');
+      const paused = await agentd('list', '--status', 'waiting_for_approval', '--json');
+      assert.ok(!paused.stdout.includes(terminated.workflowId), paused.stdout);
 
       const expired = await stack.sessions.start({
         task: 'nobody approves [sim steps=5]',

@@ -3,7 +3,7 @@
  * terminal, as changed lines otherwise — until the session ends. Output goes through a writer so a
  * test can capture it.
  */
-import type { SessionState } from '../session/state';
+import { ENDED_STATUSES, SessionStatus, type SessionState } from '../session/state';
 import { changedLines, freshNotices, renderWatchFrame } from './renderWatch';
 import { printable, printableLine } from './printable';
 
@@ -18,21 +18,17 @@ export interface WatchOutput {
 export interface WatchOptions {
   pollMs?: number;
   signal?: AbortSignal;
-  /**
-   * Whether the workflow has closed by other means than the session ending (terminated, timed
-   * out): its state query would go on answering the last state it had, forever.
-   */
-  closed?: (sessionId: string) => Promise<boolean>;
 }
 
-const ENDED = new Set<string>(['completed', 'failed', 'cancelled']);
+/** Ends no session chose: the state is the last one the workflow had, with the run's status. */
+const CLOSED_FROM_OUTSIDE = new Set<string>([SessionStatus.terminated, SessionStatus.timedOut]);
 
 /** Draws until the session ends and returns its last state; a session that does not exist throws at once. */
 export async function watchSession(
   readState: (sessionId: string) => Promise<SessionState>,
   sessionId: string,
   out: WatchOutput,
-  { pollMs = 1000, signal, closed }: WatchOptions = {},
+  { pollMs = 1000, signal }: WatchOptions = {},
 ): Promise<SessionState> {
   let frame: string[] = [];
   let noticesSeen = 0;
@@ -64,12 +60,8 @@ export async function watchSession(
       for (const line of changedLines(frame, next)) out.write(`${line}\n`);
     }
     frame = next;
-    if (ENDED.has(state.status)) return state;
-    if (signal?.aborted) return state;
-    if (closed && (await closed(sessionId).catch(() => false))) {
-      out.write('the workflow closed without the session ending (terminated or timed out)\n');
-      return state;
-    }
+    if (CLOSED_FROM_OUTSIDE.has(state.status)) out.write(`the workflow closed without the session ending (${state.status})\n`);
+    if (ENDED_STATUSES.has(state.status) || signal?.aborted) return state;
     await sleep(pollMs, signal);
   }
 }

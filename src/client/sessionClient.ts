@@ -2,7 +2,7 @@
  * Starting and steering sessions from code: input resolved and validated before anything is sent,
  * then the workflow started under the public names of `session/definitions`.
  */
-import { Client, ServiceError, WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, ServiceError, WorkflowExecutionAlreadyStartedError, type WorkflowExecutionStatusName, type WorkflowHandle } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { agentdDataConverter } from '../codec/dataConverter';
 import type { EncryptionKeys } from '../codec/encryptionKeys';
@@ -15,7 +15,7 @@ import { SessionInputError } from '../session/input';
 import { DEFAULT_MAX_USER_TEXT_BYTES, userTextProblem } from '../session/limits';
 import { resolveStart, type SessionRequest } from '../session/resolve';
 import { AgentdContextFill, AgentdCostUsd, AgentdModel, AgentdStatus, AgentdStep } from '../session/searchAttributes';
-import { SessionStatus, type ApproveResult, type SessionResult, type SessionState } from '../session/state';
+import { ENDED_STATUSES, SessionStatus, type ApproveResult, type SessionResult, type SessionState } from '../session/state';
 import { missingSearchAttributes, MissingSearchAttributesError } from './searchAttributeSetup';
 
 
@@ -111,7 +111,9 @@ export class SessionClient {
 
   /**
    * The session's state: from the `state` query while it runs, from its result once it completed
-   * (a query would need a worker to replay the closed workflow, and none may be left running).
+   * (a query would need a worker to replay the closed workflow, and none may be left running). A run
+   * closed from outside (terminated, timed out) answers the last state it had, `waiting_for_approval`
+   * say, forever: its status then comes from the run's.
    */
   async state(sessionId: string): Promise<SessionState> {
     const handle = this.handle(sessionId);
@@ -120,7 +122,9 @@ export class SessionClient {
       const { finalState } = (await handle.result()) as SessionResult;
       if (finalState) return finalState;
     }
-    return this.queryState(sessionId);
+    const state = await this.queryState(sessionId);
+    const closedAs = CLOSED_FROM_OUTSIDE[status.name];
+    return closedAs === undefined || ENDED_STATUSES.has(state.status) ? state : { ...state, status: closedAs };
   }
 
   /** The `state` query, which waits for a worker (the server gives up after 30 s); `waitMs` sets a shorter wait. */
@@ -200,6 +204,14 @@ export class NoWorkerAnsweredError extends Error {
 
 /** gRPC's DEADLINE_EXCEEDED: the server's own query timeout and a client deadline both end this way. */
 const GRPC_DEADLINE_EXCEEDED = 4;
+
+/** A closed run's status, for a session whose own state never ended (the run was closed from outside). */
+const CLOSED_FROM_OUTSIDE: Partial<Record<WorkflowExecutionStatusName, SessionStatus>> = {
+  FAILED: SessionStatus.failed,
+  CANCELLED: SessionStatus.cancelled,
+  TERMINATED: SessionStatus.terminated,
+  TIMED_OUT: SessionStatus.timedOut,
+};
 
 function isDeadlineExceeded(error: unknown): boolean {
   if (!(error instanceof ServiceError)) return false;

@@ -16,8 +16,8 @@ const CLOSED_STATUS = {
   COMPLETED: SessionStatus.completed,
   FAILED: SessionStatus.failed,
   CANCELLED: SessionStatus.cancelled,
-  TERMINATED: 'terminated',
-  TIMED_OUT: 'timed_out',
+  TERMINATED: SessionStatus.terminated,
+  TIMED_OUT: SessionStatus.timedOut,
 } as const;
 
 /** Each closed status as the visibility query spells the execution status it comes from. */

@@ -14,8 +14,23 @@ export const SessionStatus = {
   completed: 'completed',
   failed: 'failed',
   cancelled: 'cancelled',
+  /**
+   * Closed by Temporal, not by the session: terminated, or past its execution timeout. The workflow
+   * never sets these; the client does, from the run's status, over the last state the workflow had.
+   */
+  terminated: 'terminated',
+  timedOut: 'timed_out',
 } as const;
 export type SessionStatus = (typeof SessionStatus)[keyof typeof SessionStatus];
+
+/** The statuses of a session that is over, however it ended. */
+export const ENDED_STATUSES: ReadonlySet<SessionStatus> = new Set([
+  SessionStatus.completed,
+  SessionStatus.failed,
+  SessionStatus.cancelled,
+  SessionStatus.terminated,
+  SessionStatus.timedOut,
+]);
 
 /** Why a session ended. */
 export const SessionOutcome = {

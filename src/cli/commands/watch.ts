@@ -30,9 +30,8 @@ ${CONNECTION_HELP}`,
       isTTY: process.stdout.isTTY === true,
       ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
     };
-    const closed = async (id: string) => (await sessions.handle(id).describe()).status.name !== 'RUNNING';
-    const state = await watchSession((id) => sessions.state(id), sessionId, out, { pollMs, closed });
-    // Terminated or timed out workflows leave a state that never ended: that is a failure too.
+    const state = await watchSession((id) => sessions.state(id), sessionId, out, { pollMs });
+    // A terminated or timed-out workflow is a failure too.
     return state.status === 'completed' || state.status === 'cancelled' ? ExitCode.ok : ExitCode.failure;
   },
 };
