@@ -3,13 +3,12 @@
  * row read from the session's search attributes (session/searchAttributes.ts). No session is asked
  * a query, so the list answers at the same speed with no worker up and with a thousand sessions.
  */
-import type { Client, WorkflowExecutionInfo, WorkflowExecutionStatusName } from '@temporalio/client';
-// Not in the package's index: the decoder `client.workflow.list` uses, which hides page tokens.
-import { executionInfoFromRaw } from '@temporalio/client/lib/helpers';
+import type { Client, WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
 import { WORKFLOW_TYPE } from '../session/definitions';
 import { AgentdContextFill, AgentdCostUsd, AgentdModel, AgentdStatus, AgentdStep } from '../session/searchAttributes';
 import { SessionStatus } from '../session/state';
+import { visibilityRowOf, type VisibilityRow } from './visibilityRow';
 
 /** A closed session's status, from Temporal's own: the attribute may predate its end (terminate, timeout). */
 const CLOSED_STATUS = {
@@ -106,11 +105,8 @@ export async function listSessions(client: Client, filter: SessionListFilter = {
     ...(filter.nextPageToken !== undefined ? { nextPageToken: filter.nextPageToken } : {}),
   });
   const token = response.nextPageToken;
-  const executions = await Promise.all(
-    response.executions.map((raw) => executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)),
-  );
   return {
-    sessions: executions.map(summaryOf),
+    sessions: response.executions.map((raw) => summaryOf(visibilityRowOf(raw))),
     ...(token && token.length > 0 ? { nextPageToken: token } : {}),
   };
 }
@@ -147,28 +143,29 @@ function quoted(field: keyof SessionListFilter, value: string): string {
   return `'${value}'`;
 }
 
-function summaryOf(execution: WorkflowExecutionInfo): SessionSummary {
-  const attributes = execution.typedSearchAttributes;
-  const runStatus = execution.status.name;
-  const step = attributes.get(AgentdStep);
-  const contextFill = attributes.get(AgentdContextFill);
-  const costUsd = attributes.get(AgentdCostUsd);
-  const model = attributes.get(AgentdModel);
+function summaryOf(row: VisibilityRow): SessionSummary {
+  const step = row.attributes.get(AgentdStep.name);
+  const contextFill = row.attributes.get(AgentdContextFill.name);
+  const costUsd = row.attributes.get(AgentdCostUsd.name);
+  const model = row.attributes.get(AgentdModel.name);
+  const status = row.attributes.get(AgentdStatus.name);
+  const runStatus = (RUN_STATUSES as readonly string[]).includes(row.status) ? row.status : 'UNKNOWN';
+  // Parsed by the schema: an attribute of the wrong type (set by hand with another type) is an error naming it.
   return SessionSummarySchema.parse({
-    sessionId: execution.workflowId,
-    runId: execution.runId,
+    sessionId: row.workflowId,
+    runId: row.runId,
     runStatus,
-    status: statusOf(runStatus, attributes.get(AgentdStatus)),
+    status: statusOf(runStatus, typeof status === 'string' ? status : undefined),
     ...(step !== undefined ? { step } : {}),
     ...(contextFill !== undefined ? { contextFill } : {}),
     ...(costUsd !== undefined ? { costUsd } : {}),
     ...(model !== undefined ? { model } : {}),
-    startedAt: execution.startTime.toISOString(),
-    ...(execution.closeTime !== undefined ? { closedAt: execution.closeTime.toISOString() } : {}),
+    startedAt: row.startTime.toISOString(),
+    ...(row.closeTime !== undefined ? { closedAt: row.closeTime.toISOString() } : {}),
   });
 }
 
-function statusOf(runStatus: WorkflowExecutionStatusName, attribute: string | undefined): ListedStatus {
+function statusOf(runStatus: string, attribute: string | undefined): ListedStatus {
   if (Object.hasOwn(CLOSED_STATUS, runStatus)) return CLOSED_STATUS[runStatus as keyof typeof CLOSED_STATUS];
   return attribute !== undefined && RUNNING_STATUSES.includes(attribute) ? (attribute as ListedStatus) : SessionStatus.running;
 }

@@ -4,7 +4,7 @@
  * (`Connection`) and the worker (`NativeConnection`) accept.
  */
 import { Connection } from '@temporalio/client';
-import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
+import type { TLSConfig } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { readFile } from 'node:fs/promises';
 import { ConnectionSettingsError, CONNECTION_ENV, type ConnectionSettings } from './options';
