@@ -5,6 +5,8 @@
  * A production cluster is configured by its operator; the worker side applies there too.
  */
 
+import { HEARTBEAT_EVERY_MS } from './activities/types';
+
 /** Idle sessions kept in a worker's workflow cache unless AGENTD_WORKFLOW_CACHE_SIZE says otherwise. */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 50;
 
@@ -24,6 +26,15 @@ export const ENGINE_TUNING = {
        * ~50 ms when the limit was lifted.
        */
       'history.transferProcessorMaxPollRPS': 1000,
+      /**
+       * A worker stopped cold (SIGSTOP, a frozen VM) leaves its long polls open, and the server
+       * went on handing them retries of the very activities it had lost, each then lost for
+       * another heartbeat timeout: takeover took 45-75 s. Pinging a connection after 2 s without
+       * traffic and closing it 2 s later drops a frozen worker's polls within ~4 s; a live
+       * worker answers the pings.
+       */
+      'frontend.keepAliveTime': '2s',
+      'frontend.keepAliveTimeout': '2s',
     },
     /**
      * Every state transition is one SQLite transaction. In the default rollback-journal mode each
@@ -58,6 +69,12 @@ export const ENGINE_TUNING = {
      * figures depend on it): a separate context per workflow costs several MB each.
      */
     reuseV8Context: true,
+    /**
+     * Heartbeats reach the server at least every HEARTBEAT_EVERY_MS (the SDK's default throttle is
+     * 80% of the heartbeat timeout): the timeouts in src/workflows/activityOptions.ts count on it.
+     */
+    maxHeartbeatThrottleInterval: HEARTBEAT_EVERY_MS,
+    defaultHeartbeatThrottleInterval: HEARTBEAT_EVERY_MS,
   },
 } as const;
 

@@ -205,7 +205,7 @@ describe('worker affinity for workspaces', () => {
       });
       await eventually(async () => (commandRunning('sleep 120') ? true : undefined), 'the sleep running', 2 * MINUTE);
       await first.stop('SIGKILL');
-      // The running call's heartbeat times out (20 s) and its retry waits 2 s on the host queue; the
+      // The running call's heartbeat times out (6 s) and its retry waits 2 s on the host queue; the
       // session then asks for a new workspace, which only this host, once back, can give.
       await eventually(async () => ((await scheduleToStartTimeouts(handle.workflowId)) >= 1 ? true : undefined), 'the host queue timing out', 2 * MINUTE);
       second = startLone();

@@ -106,13 +106,14 @@ export const ANSWER_PREVIEW_CHARS = 4000;
 /** Enough of an error result for one terminal line; the whole text is in the store. */
 export const ERROR_LINE_CHARS = 240;
 
-/** Failure types the activities raise as non-retryable `ApplicationFailure`s. */
 /**
- * How often a long activity heartbeats. Plain data here so the workflow's activity options can
- * derive their heartbeat timeouts from it: the two must never drift apart.
+ * How often a long activity heartbeats, and the longest the worker holds a heartbeat back before
+ * sending it (its throttle). Plain data here so the workflow's heartbeat timeouts and the worker's
+ * throttle derive from it: they must never drift apart.
  */
-export const HEARTBEAT_EVERY_MS = 5_000;
+export const HEARTBEAT_EVERY_MS = 1_500;
 
+/** Failure types the activities raise as non-retryable `ApplicationFailure`s. */
 export const ActivityFailureType = {
   /** The request exceeded the model's context window. */
   contextOverflow: 'ContextOverflow',

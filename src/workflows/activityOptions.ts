@@ -7,7 +7,11 @@ import type { Activities } from '../activities';
 import { ActivityFailureType, HEARTBEAT_EVERY_MS } from '../activities/types';
 import type { SessionInput } from '../session/input';
 
-/** A worker that misses this many heartbeats in a row is taken for lost, and the attempt retried. */
+/**
+ * A worker that misses this many heartbeats in a row is taken for lost, and the attempt retried:
+ * 6 s, so a paused or frozen worker's work moves to another within 10 s (issue 26), while a busy
+ * event loop has 4.5 s of slack before a healthy attempt is taken for lost.
+ */
 const HEARTBEATS_MISSED = 4;
 const HEARTBEAT_TIMEOUT_MS = HEARTBEAT_EVERY_MS * HEARTBEATS_MISSED;
 
@@ -33,7 +37,7 @@ export const activityOptions = {
     startToCloseTimeout: '15 minutes',
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
     retry: {
-      initialInterval: '2 seconds',
+      initialInterval: '1 second',
       backoffCoefficient: 2,
       maximumInterval: input.modelRetry.maximumIntervalSeconds * 1000,
       maximumAttempts: input.modelRetry.maximumAttempts,
@@ -64,7 +68,7 @@ export const activityOptions = {
   summarize: (): ActivityOptions => ({
     startToCloseTimeout: '15 minutes',
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
-    retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: MODEL_ERRORS_NOT_RETRIED },
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: MODEL_ERRORS_NOT_RETRIED },
   }),
   /** Unlimited attempts: a claim refused by the host being left is retried until another worker takes it. */
   claimWorkspace: (): ActivityOptions => ({

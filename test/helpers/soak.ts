@@ -29,7 +29,7 @@ export interface SoakOptions {
   readonly stepsPerSession: number;
   /** Pause between faults, in ms (a random value in the range). */
   readonly faultGapMs: readonly [number, number];
-  /** How long a SIGSTOPped worker stays stopped; above 20 s its activities' heartbeats time out. */
+  /** How long a SIGSTOPped worker stays stopped; above 6 s its activities' heartbeats time out. */
   readonly stopMs: readonly [number, number];
   /** Events per run before the session continues as new. */
   readonly maxHistoryEvents: number;
