@@ -295,6 +295,35 @@ describe('SQLite file modes', () => {
   });
 });
 
+describe('SQLite write lock held by another connection', () => {
+  it('waits on the event loop, not inside SQLite, and stores once the lock is let go', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentd-busy-'));
+    const file = join(dir, 'transcripts.db');
+    const store = new SqliteTranscriptStore(file);
+    const other = new Database(file);
+    try {
+      // Another process (a CLI, a second worker) in the middle of a write.
+      other.exec('BEGIN IMMEDIATE');
+      let ticks = 0;
+      const ticker = setInterval(() => (ticks += 1), 10);
+      const released = setTimeout(() => other.exec('COMMIT'), 400);
+      const started = Date.now();
+      const stored = await store.put('busy-1', 0, { role: 'user', content: 'waited for the lock' });
+      const waitedMs = Date.now() - started;
+      clearInterval(ticker);
+      clearTimeout(released);
+      assert.equal(stored.message.content, 'waited for the lock');
+      assert.ok(waitedMs >= 350, `the write waited for the lock (${waitedMs} ms)`);
+      // SQLite's own busy handler would have held the thread: no tick, and the COMMIT timer could not run either.
+      assert.ok(ticks >= 15, `the event loop ran ${ticks} 10 ms ticks during a ${waitedMs} ms wait`);
+    } finally {
+      other.close();
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SQLite search index', () => {
   it('indexes the rows of a file written before the index existed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentd-store-fts-'));

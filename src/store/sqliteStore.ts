@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
@@ -44,6 +45,14 @@ const SEARCH_SCHEMA = `
 CREATE VIRTUAL TABLE messages_fts USING fts5(text, session_id UNINDEXED, seq UNINDEXED, role UNINDEXED, tokenize = 'unicode61');
 `;
 
+/**
+ * How long a statement waits for another connection's write lock before its SQLITE_BUSY goes to the
+ * caller. The wait is asynchronous (BUSY_RETRY_MS steps on the event loop), not SQLite's busy
+ * handler, which sleeps inside the call and holds the worker's thread, heartbeats and all, for as long.
+ */
+const BUSY_WAIT_MS = 5000;
+const BUSY_RETRY_MS = [5, 10, 25, 50, 100] as const;
+
 export class SqliteTranscriptStore implements TranscriptStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement;
@@ -54,10 +63,12 @@ export class SqliteTranscriptStore implements TranscriptStore {
     if (file !== ':memory:') createPrivately(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    // Several processes (worker, CLI) share the file; wait for a writer instead of failing.
-    this.db.pragma('busy_timeout = 5000');
+    // Several processes (worker, CLI) share the file. Opening waits for a writer inside SQLite (once,
+    // at start); every later statement fails at once and is retried on the event loop (`patiently`).
+    this.db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
     this.db.exec(SCHEMA);
     this.prepareSearch();
+    this.db.pragma('busy_timeout = 0');
     this.index = this.db.prepare('INSERT INTO messages_fts (text, session_id, seq, role) VALUES (?, ?, ?, ?)');
     this.insert = this.db.prepare(
       `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at)
@@ -67,12 +78,12 @@ export class SqliteTranscriptStore implements TranscriptStore {
   }
 
   async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
-    const existing = this.selectOne.get(sessionId, seq);
+    const existing = await this.patiently(() => this.selectOne.get(sessionId, seq));
     if (existing) return toStoredMessage(existing);
     const body = JSON.stringify(message);
     const text = searchTextOf(message, meta);
     // One transaction: a row is never stored without its index entry, nor indexed twice.
-    this.db.transaction(() => {
+    const write = this.db.transaction(() => {
       const { changes } = this.insert.run(
         sessionId,
         seq,
@@ -84,47 +95,52 @@ export class SqliteTranscriptStore implements TranscriptStore {
         new Date().toISOString(),
       );
       if (changes === 1 && text !== undefined) this.index.run(text, sessionId, seq, message.role);
-    })();
+    });
+    await this.patiently(() => write());
     // Read back rather than echo the input: a concurrent writer may have won the race for this seq.
-    return toStoredMessage(this.mustGet(sessionId, seq));
+    return toStoredMessage(await this.patiently(() => this.mustGet(sessionId, seq)));
   }
 
   async get(sessionId: string, seq: number) {
-    const row = this.selectOne.get(sessionId, seq);
+    const row = await this.patiently(() => this.selectOne.get(sessionId, seq));
     return row ? toStoredMessage(row) : undefined;
   }
 
   async getMany(sessionId: string, seqs: readonly number[]) {
     const read = this.db.transaction(() => seqs.map((seq) => toStoredMessage(this.mustGet(sessionId, seq))));
-    return read();
+    return this.patiently(() => read());
   }
 
   async search(sessionId: string, query: string, options: { limit?: number } = {}): Promise<SearchHit[]> {
     const match = ftsQuery(query);
     if (match === '') return [];
     const limit = Math.max(1, Math.min(options.limit ?? 10, MAX_SEARCH_HITS));
-    return this.db
-      .prepare<[string, string, number], { seq: number; role: SearchHit['role']; snippet: string }>(
-        `SELECT seq, role, snippet(messages_fts, 0, '[', ']', '…', 24) AS snippet
-         FROM messages_fts WHERE messages_fts MATCH ? AND session_id = ? ORDER BY rank, seq DESC LIMIT ?`,
-      )
-      .all(match, sessionId, limit)
-      .map((row) => ({ seq: Number(row.seq), role: row.role, snippet: row.snippet }));
+    const rows = await this.patiently(() =>
+      this.db
+        .prepare<[string, string, number], { seq: number; role: SearchHit['role']; snippet: string }>(
+          `SELECT seq, role, snippet(messages_fts, 0, '[', ']', '…', 24) AS snippet
+           FROM messages_fts WHERE messages_fts MATCH ? AND session_id = ? ORDER BY rank, seq DESC LIMIT ?`,
+        )
+        .all(match, sessionId, limit),
+    );
+    return rows.map((row) => ({ seq: Number(row.seq), role: row.role, snippet: row.snippet }));
   }
 
   async list(sessionId: string, options: { afterSeq?: number; limit?: number } = {}) {
-    const rows = this.db
-      .prepare<[string, number, number], MessageRow>(
-        'SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?',
-      )
-      .all(sessionId, options.afterSeq ?? -1, options.limit ?? -1);
+    const rows = await this.patiently(() =>
+      this.db
+        .prepare<[string, number, number], MessageRow>('SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+        .all(sessionId, options.afterSeq ?? -1, options.limit ?? -1),
+    );
     return rows.map(toStoredMessage);
   }
 
   async markStarted(sessionId: string, seq: number): Promise<boolean> {
-    const result = this.db
-      .prepare('INSERT INTO tool_starts (session_id, seq, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-      .run(sessionId, seq, new Date().toISOString());
+    const result = await this.patiently(() =>
+      this.db
+        .prepare('INSERT INTO tool_starts (session_id, seq, started_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
+        .run(sessionId, seq, new Date().toISOString()),
+    );
     return result.changes === 1;
   }
 
@@ -154,17 +170,19 @@ export class SqliteTranscriptStore implements TranscriptStore {
       return claimed;
     });
     // IMMEDIATE: take the write lock before reading, so two claims of one id cannot both see it free.
-    return claim.immediate();
+    return this.patiently(() => claim.immediate());
   }
 
   async sessions(): Promise<SessionSummary[]> {
-    return this.db
-      .prepare<[], { session_id: string; messages: number; tokens: number; last_at: string }>(
-        `SELECT session_id, COUNT(*) AS messages, SUM(tokens) AS tokens, MAX(created_at) AS last_at
-         FROM messages GROUP BY session_id ORDER BY last_at DESC`,
-      )
-      .all()
-      .map((row) => ({ sessionId: row.session_id, messages: row.messages, tokens: row.tokens, lastAt: row.last_at }));
+    const rows = await this.patiently(() =>
+      this.db
+        .prepare<[], { session_id: string; messages: number; tokens: number; last_at: string }>(
+          `SELECT session_id, COUNT(*) AS messages, SUM(tokens) AS tokens, MAX(created_at) AS last_at
+           FROM messages GROUP BY session_id ORDER BY last_at DESC`,
+        )
+        .all(),
+    );
+    return rows.map((row) => ({ sessionId: row.session_id, messages: row.messages, tokens: row.tokens, lastAt: row.last_at }));
   }
 
   async close() {
@@ -190,6 +208,22 @@ export class SqliteTranscriptStore implements TranscriptStore {
     }).immediate();
   }
 
+  /**
+   * Runs `statement`, and again while another connection holds the write lock (SQLITE_BUSY), waiting
+   * on the event loop between tries, for up to BUSY_WAIT_MS; then the BUSY error goes to the caller.
+   */
+  private async patiently<T>(statement: () => T): Promise<T> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return statement();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw error;
+        await sleep(BUSY_RETRY_MS[Math.min(attempt, BUSY_RETRY_MS.length - 1)]);
+      }
+    }
+  }
+
   private mustGet(sessionId: string, seq: number): MessageRow {
     const row = this.selectOne.get(sessionId, seq);
     if (!row) throw new TranscriptStoreError('missing_seq', `session ${sessionId} has no message at seq ${seq}`);
@@ -204,4 +238,9 @@ export class SqliteTranscriptStore implements TranscriptStore {
 function createPrivately(file: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   closeSync(openSync(file, 'a', 0o600));
+}
+
+/** SQLITE_BUSY and its extended codes (BUSY_SNAPSHOT, BUSY_RECOVERY…): another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY');
 }
