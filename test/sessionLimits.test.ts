@@ -102,8 +102,9 @@ describe('each session its own limits', skip, () => {
       return;
     }
     const sandbox = sandboxWith({ memoryMiB: 256, maxProcesses: 64 });
-    // `tail` keeps a line without a newline whole: 100 MB of zeros is 100 MB it holds.
-    const hold = (label: string) => `(head -c 100M /dev/zero | tail > /dev/null; echo ${label}=$?) &`;
+    // `tail` keeps a line without a newline whole: 100 MB of zeros is 100 MB it holds, until its input
+    // ends 3 s later, so the three hold theirs at once however slowly a busy host starts them.
+    const hold = (label: string) => `( (head -c 100M /dev/zero; sleep 3) | tail > /dev/null; echo ${label}=$?) &`;
     const [noisyOut, innocentOut] = await Promise.all([
       runIn(sandbox, noisy, `${hold('a')} ${hold('b')} ${hold('c')} wait`),
       runIn(sandbox, innocent, `${hold('d')} wait`),
