@@ -133,6 +133,13 @@ describe('run_command under bubblewrap', skipWithoutBubblewrap(sandbox), () => {
     assert.match((await call('read_file', { path: 'made.txt' })).output, /^made/);
   });
 
+  test("no process in the sandbox shows the host's workspace path (ps reads /proc/*/cmdline)", async () => {
+    const out = await call('run_command', { command: 'for p in /proc/[0-9]*; do tr "\\0" " " < "$p/cmdline"; echo; done; [ -e "/proc/$$/fd/3" ] && echo "fd $((1 + 2)) open"' });
+    assert.match(out.output, /^\S*bwrap --args 3 -- /m, out.output);
+    assert.ok(!out.output.includes(workspace), `the host path ${workspace} leaked:\n${out.output}`);
+    assert.doesNotMatch(out.output, /fd 3 open/, 'the options pipe is closed before the command starts');
+  });
+
   test('a command that tries the network cannot reach even the host loopback', async () => {
     // bash's /dev/tcp: no client program needed, and bash is on every Debian system.
     const out = await call('run_command', {

@@ -112,6 +112,11 @@ export interface CommandLaunch {
   readonly cwd: string;
   /** The workspace as the command sees it (its HOME). */
   readonly home: string;
+  /**
+   * bwrap's options, NUL-separated, to write to the child's fd 3 (`--args 3`): on its command line they
+   * would show the host's workspace path to anything in the sandbox that reads /proc/1/cmdline (`ps`).
+   */
+  readonly optionsOnFd3?: string;
 }
 
 /**
@@ -132,14 +137,10 @@ export function commandLaunch(sandbox: CommandSandbox, workspace: string, comman
     `--cpu=${Math.max(1, Math.ceil(seconds))}`,
     '--',
   ];
+  const options = [...namespaceArgs(asRoot), ...filesystemArgs(), '--bind', workspace, SANDBOX_WORKSPACE, '--chdir', SANDBOX_WORKSPACE];
   const bwrapArgs = [
-    ...namespaceArgs(asRoot),
-    ...filesystemArgs(),
-    '--bind',
-    workspace,
-    SANDBOX_WORKSPACE,
-    '--chdir',
-    SANDBOX_WORKSPACE,
+    '--args',
+    '3',
     '--',
     ...dropPrivileges,
     ...limits,
@@ -148,7 +149,7 @@ export function commandLaunch(sandbox: CommandSandbox, workspace: string, comman
     command,
   ];
   const spawned = cgroupProcs.length > 0 ? joiningCgroups(cgroupProcs, sandbox.bwrap, bwrapArgs) : { file: sandbox.bwrap, args: bwrapArgs };
-  return { ...spawned, cwd: workspace, home: SANDBOX_WORKSPACE };
+  return { ...spawned, cwd: workspace, home: SANDBOX_WORKSPACE, optionsOnFd3: options.map((option) => `${option}\0`).join('') };
 }
 
 const execFileAsync = promisify(execFile);

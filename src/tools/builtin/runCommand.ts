@@ -3,6 +3,7 @@
  * with a time limit, capped output and a clean environment.
  */
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { z } from 'zod';
 import { OutputCollector } from '../outputCollector';
 import { releaseSessionCgroups } from '../commandCgroups';
@@ -92,10 +93,18 @@ function spawnAndWait(command: string, timeoutMs: number, ctx: ToolContext, coll
     const child = spawn(launch.file, launch.args, {
       cwd: launch.cwd,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', launch.optionsOnFd3 === undefined ? 'ignore' : 'pipe'],
       // Never the worker's own environment: it holds API keys the agent must not see.
       env: { PATH: COMMAND_PATH, HOME: launch.home, LANG: 'C.UTF-8' },
     });
+    // Typed nullable once stdio has a fourth entry; 'pipe' above makes them streams.
+    const output = [child.stdout, child.stderr].filter((stream) => stream !== null);
+    const optionsPipe = child.stdio[3];
+    if (launch.optionsOnFd3 !== undefined && optionsPipe instanceof Writable) {
+      // A bwrap that fails before reading closes its end; the exit code then tells the story.
+      optionsPipe.on('error', () => undefined);
+      optionsPipe.end(launch.optionsOnFd3);
+    }
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -130,10 +139,10 @@ function spawnAndWait(command: string, timeoutMs: number, ctx: ToolContext, coll
       resolve({ ...exit, timedOut, aborted });
     };
 
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => collector.push(chunk));
-    child.stderr.on('data', (chunk: string) => collector.push(chunk));
+    for (const stream of output) {
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => collector.push(chunk));
+    }
 
     child.once('error', (err) => {
       cleanUp();
@@ -145,8 +154,7 @@ function spawnAndWait(command: string, timeoutMs: number, ctx: ToolContext, coll
       // Background processes would otherwise outlive the call and keep the output pipes open.
       killGroup();
       graceTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        for (const stream of output) stream.destroy();
         finish();
       }, PIPE_CLOSE_GRACE_MS);
     });
