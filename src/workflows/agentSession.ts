@@ -3,7 +3,19 @@
  * step decides on compaction, compacts, calls the model, runs the tools and records what they did;
  * between steps the session may go on in a fresh run. The parts live in `SessionRun`.
  */
-import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ContinueAsNew,
+  continueAsNew,
+  DeterminismViolationError,
+  isCancellation,
+  patched,
+  setHandler,
+  setWorkflowOptions,
+  TemporalFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { CompactionRequest } from '../policy';
 import { approveUpdate, compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
 import { InvalidSessionInput, SessionInputError, type SessionInput } from '../session/input';
@@ -15,6 +27,9 @@ import type { EarlierCarry } from './sessionCarry';
 import { SessionRun } from './sessionRun';
 import { sessionState } from './sessionState';
 import { runToolCalls } from './toolCallBatches';
+
+/** The failure type of a session ended by a fault in the workflow code. */
+export const SessionFault = 'SessionFault';
 
 /** Marks histories whose last `compactNow` is served before the session ends; older ones left it open. */
 const SERVE_COMPACT_NOW_AT_END_PATCH = 'serve-compact-now-at-end';
@@ -54,9 +69,19 @@ export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Pro
       const type = cause instanceof ApplicationFailure && cause.type ? cause.type : 'ActivityFailed';
       throw run.fail(`${error.activityType} failed: ${cause?.message ?? error.message}`, type, error);
     }
-    throw error;
+    if (error instanceof TemporalFailure || error instanceof ContinueAsNew || error instanceof DeterminismViolationError) throw error;
+    // Anything else is a fault in this code or in what an activity returned (a worker of another
+    // version): it would fail the same way on every retry of the task, so the session ends saying so.
+    const fault = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw run.fail(`step ${run.carry.step}: the workflow code failed (${fault}); the session cannot go on`, SessionFault, error instanceof Error ? error : undefined);
   }
 }
+
+/**
+ * An error a handler throws fails the session rather than the workflow task, which would retry the
+ * same failure forever (DESIGN §6 "A fault ends the session"); a non-determinism error still retries.
+ */
+setWorkflowOptions({ failureExceptionTypes: [Error] }, agentSession);
 
 /** One step: decide, compact, call the model, run every tool call it declared, record each result. */
 async function takeStep(run: SessionRun): Promise<void> {
