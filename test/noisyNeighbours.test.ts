@@ -4,9 +4,8 @@
  * same session alone, in the same test. Commands attack through the sandbox (a line without
  * whitespace, megabytes of output, a fork bomb, a session holding all its processes, a named pipe);
  * the model attacks through a hand-written endpoint in front of the simulator (a reply with 10,000
- * tool calls). Each attacking session must get a clear error and end cleanly, and the worker must
- * still exit promptly on SIGTERM while attacks run. Not here yet: a 20 MB model reply, which still
- * holds the worker's thread for seconds (token counting, parsing and indexing on the main thread).
+ * tool calls, a 20 MB reply). Each attacking session must get a clear error and end cleanly, and
+ * the worker must still exit promptly on SIGTERM while attacks run.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -29,6 +28,9 @@ const SHUTDOWN_GRACE_SECONDS = 3;
 
 const INNOCENT_TASK = 'Tidy the notes, an ordinary task. [sim steps=8]';
 const FANOUT_MARK = '[attack fanout]';
+const HUGE_REPLY_MARK = '[attack huge reply]';
+/** Half a run without whitespace, half short words: the worst shape for a tokenizer, then the commonest. */
+const HUGE_REPLY = `${'A'.repeat(10_000_000)}${' word'.repeat(2_000_000)}`;
 
 function scripted(calls: ReadonlyArray<readonly [string, Record<string, unknown>]>): string {
   return `Attack the worker. [sim steps=${calls.length + 2}]\n${calls.map(([name, args]) => `[sim call ${name} ${JSON.stringify(args)}]`).join('\n')}`;
@@ -79,6 +81,13 @@ const ATTACKS: readonly Attack[] = [
     task: `Read everything. ${FANOUT_MARK} [sim steps=2]`,
     toldClearly: (rows) => rows.some((row) => row.message.role === 'user' && /error: your last reply declared 10000 tool calls/.test(row.message.content)),
   },
+  {
+    name: 'a 20 MB model reply',
+    task: `Write it all out. ${HUGE_REPLY_MARK} [sim steps=3]`,
+    // The reply is stored whole and the session goes on with a view of it, which says how to read the rest.
+    toldClearly: (rows) =>
+      rows.some((row) => row.message.role === 'assistant' && (row.message.content?.length ?? 0) < 100_000 && /chars cut from this output .*read_output/.test(row.message.content ?? '')),
+  },
 ];
 
 interface SentMessage {
@@ -95,6 +104,9 @@ function hostileReply(messages: readonly SentMessage[], body: string): Record<st
       function: { name: 'read_file', arguments: JSON.stringify({ path: `part-${index}.txt` }) },
     }));
     return { content: null, tool_calls: calls };
+  }
+  if (body.includes(HUGE_REPLY_MARK)) {
+    return { content: HUGE_REPLY, tool_calls: [{ id: 'call_huge_0', type: 'function', function: { name: 'list_files', arguments: '{}' } }] };
   }
   return undefined;
 }
@@ -183,7 +195,7 @@ describe('noisy neighbours on one worker', skipWithoutBubblewrap(sandbox), () =>
   });
 
   it('exits within 10 s of SIGTERM while attacks run', { timeout: 2 * MINUTE }, async () => {
-    const attacks = ATTACKS.filter((attack) => /fork bomb|holding|5 MB|10,000/.test(attack.name));
+    const attacks = ATTACKS.filter((attack) => /fork bomb|holding|5 MB|10,000|20 MB/.test(attack.name));
     for (const attack of attacks) await stack.sessions.start({ task: attack.task, model: 'agentd-sim', toolTimeoutSeconds: 20 });
     // Let them reach their heavy steps.
     await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { countMessageTokens } from '../src/model/tokens';
 import { openStore } from '../src/store/openStore';
+import { MAX_INDEXED_CHARS } from '../src/store/searchText';
 import { migrate, MIGRATIONS } from '../src/store/postgresMigrations';
 import { PostgresTranscriptStore } from '../src/store/postgresStore';
 import { SqliteTranscriptStore } from '../src/store/sqliteStore';
@@ -83,6 +84,27 @@ for (const backend of BACKENDS) {
       assert.ok(stored.tokens > 2000, `an 24 KB write weighs its arguments (${stored.tokens} tokens)`);
       assert.equal(stored.chars, args.length);
       assert.deepEqual((await store.get('s1', 1))?.message, message);
+    });
+
+    it('stores a 5 MB reply whole with the event loop free, indexes its head and tail, and reads its calls alone', async () => {
+      const prose = 'The build failed twice before the cache was cleared, then passed. '.repeat(40_000);
+      const content = `zebrahead ${prose} quokkamiddle ${prose}narwhaltail`;
+      const calls = [{ id: 'c1', type: 'function' as const, function: { name: 'list_files', arguments: '{}' } }];
+      const message = { role: 'assistant' as const, content, tool_calls: calls };
+      let ticks = 0;
+      const ticker = setInterval(() => (ticks += 1), 5);
+      const stored = await store.put('s1', 10, message);
+      clearInterval(ticker);
+      // Counted (and, in SQLite, written) on a thread of their own: in place, the put would let no tick run.
+      assert.ok(ticks >= 5, `the event loop ran ${ticks} ticks while ${content.length} characters were stored`);
+      assert.equal(stored.tokens, countMessageTokens(message));
+      assert.equal((await store.get('s1', 10))?.message.content, content);
+      assert.deepEqual(await store.toolCallsOf('s1', 10), calls);
+      await store.put('s1', 11, { role: 'user', content: 'not a reply' });
+      assert.equal(await store.toolCallsOf('s1', 11), undefined);
+      assert.deepEqual((await store.search('s1', 'zebrahead')).map((hit) => hit.seq), [10]);
+      assert.deepEqual((await store.search('s1', 'narwhaltail')).map((hit) => hit.seq), [10]);
+      assert.deepEqual(await store.search('s1', 'quokkamiddle'), [], `the middle past MAX_INDEXED_CHARS (${MAX_INDEXED_CHARS}) is not indexed`);
     });
 
     it('keeps a tool output with NUL bytes and other control characters exactly', async () => {

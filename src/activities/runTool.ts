@@ -71,7 +71,7 @@ export function createRunTool(deps: ActivityDeps) {
     const stored = await store.get(input.sessionId, input.seq);
     if (stored) return resultOf(stored, true);
 
-    const call = await declaredCall(input, await store.get(input.sessionId, input.callSeq));
+    const call = declaredCall(input, await store.toolCallsOf(input.sessionId, input.callSeq));
     const meta: ToolMeta = { toolName: call.function.name, isError: false };
     // A session's MCP server that cannot be reached must not stop its built-in tools from running.
     let unlisted: unknown;
@@ -106,11 +106,8 @@ function errorLine(output: string): string {
   return capText(first, ERROR_LINE_CHARS);
 }
 
-async function declaredCall(input: RunToolInput, assistant: StoredMessage | undefined) {
-  const call =
-    assistant?.message.role === 'assistant'
-      ? assistant.message.tool_calls?.find((candidate) => candidate.id === input.toolCallId)
-      : undefined;
+function declaredCall(input: RunToolInput, declared: readonly ToolCall[] | undefined): ToolCall {
+  const call = declared?.find((candidate) => candidate.id === input.toolCallId);
   if (!call) {
     throw new Error(
       `session ${input.sessionId}: seq ${input.callSeq} declares no tool call ${input.toolCallId}`,

@@ -1,7 +1,7 @@
 /** The OpenAI chat message shapes agentd stores and sends; pure schema, no I/O. */
 import { z } from 'zod';
 
-const ToolCallSchema = z.object({
+export const ToolCallSchema = z.object({
   id: z.string().min(1),
   type: z.literal('function'),
   function: z.object({ name: z.string().min(1), arguments: z.string() }),

@@ -2,12 +2,15 @@
  * The transcript store on PostgreSQL, for workers on several hosts: the same idempotent semantics
  * as the SQLite store, over a connection pool. The schema is migrated when the store opens.
  */
+import * as path from 'node:path';
 import pg from 'pg';
 import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
+import { isLarge } from './newRow';
+import { RequestThread } from './requestThread';
 import { migrate } from './postgresMigrations';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
-import { toStoredMessage, type MessageRow } from './storedRow';
+import { toStoredMessage, toToolCalls, type MessageRow } from './storedRow';
 import {
   archivedKey,
   TranscriptStoreError,
@@ -39,6 +42,9 @@ function words(sql: string): string {
 const SEARCH_VECTOR = `to_tsvector('simple', ${words('search_text')})`;
 
 export class PostgresTranscriptStore implements TranscriptStore {
+  /** Counts messages over OFF_THREAD_CHARS off the main thread. */
+  private readonly counting = new RequestThread<ChatMessage, number>(path.join(__dirname, 'countingThread.js'));
+
   private constructor(private readonly pool: pg.Pool) {}
 
   /** Connects, migrates the schema (safe when several processes start at once) and returns the store. */
@@ -58,6 +64,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
   }
 
   async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
+    const tokens = isLarge(message) ? await this.counting.request(message) : countMessageTokens(message);
     const inserted = await this.pool.query<MessageRow>(
       `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at, search_text)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -68,7 +75,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
         seq,
         message.role,
         JSON.stringify(message),
-        countMessageTokens(message),
+        tokens,
         countMessageChars(message),
         JSON.stringify(meta),
         new Date(),
@@ -84,6 +91,14 @@ export class PostgresTranscriptStore implements TranscriptStore {
   async get(sessionId: string, seq: number) {
     const row = await this.selectOne(sessionId, seq);
     return row ? toStoredMessage(row) : undefined;
+  }
+
+  async toolCallsOf(sessionId: string, seq: number) {
+    const { rows } = await this.pool.query<{ role: string; calls: string | null }>(
+      `SELECT role, (body::json -> 'tool_calls')::text AS calls FROM messages WHERE session_id = $1 AND seq = $2`,
+      [sessionId, seq],
+    );
+    return toToolCalls(sessionId, seq, rows[0]);
   }
 
   async getMany(sessionId: string, seqs: readonly number[]) {
@@ -190,6 +205,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
   }
 
   async close() {
+    await this.counting.close();
     await this.pool.end();
   }
 

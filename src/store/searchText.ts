@@ -27,7 +27,21 @@ export function searchTextOf(message: ChatMessage, meta: Record<string, unknown>
     for (const call of message.tool_calls ?? []) parts.push(call.function.name, ...argumentTexts(call.function.arguments));
   }
   // PostgreSQL text cannot hold NUL; a tool output may.
-  return parts.join('\n').replace(/\u0000/g, ' ');
+  return indexedPart(parts.join('\n')).replace(/\u0000/g, ' ');
+}
+
+/**
+ * Characters of one message the search indexes: every tool output (capped at 200,000) and any
+ * ordinary message whole. Past it, the head and the tail: indexing 20 MB holds the worker's thread
+ * for a fifth of a second, and PostgreSQL refuses a text search vector over 1 MB. The original stays
+ * whole in the store, readable by seq.
+ */
+export const MAX_INDEXED_CHARS = 256_000;
+
+function indexedPart(text: string): string {
+  if (text.length <= MAX_INDEXED_CHARS) return text;
+  const tail = MAX_INDEXED_CHARS / 4;
+  return `${text.slice(0, MAX_INDEXED_CHARS - tail)}\n${text.slice(-tail)}`;
 }
 
 function argumentTexts(args: string): string[] {

@@ -3,10 +3,14 @@ import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import * as path from 'node:path';
 import type { ChatMessage } from '../model/messages';
-import { countMessageChars, countMessageTokens } from '../model/tokens';
+import { isLarge, newRow, type NewRow } from './newRow';
+import { RequestThread } from './requestThread';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
-import { toStoredMessage, type MessageRow } from './storedRow';
+import { sqliteRowWriter } from './sqliteRowWriter';
+import type { LargeRowRequest, RowWritten } from './sqliteWriterThread';
+import { toStoredMessage, toToolCalls, type MessageRow } from './storedRow';
 import {
   archivedKey,
   TranscriptStoreError,
@@ -55,9 +59,11 @@ const BUSY_RETRY_MS = [5, 10, 25, 50, 100] as const;
 
 export class SqliteTranscriptStore implements TranscriptStore {
   private readonly db: Database.Database;
-  private readonly insert: Database.Statement;
   private readonly selectOne: Database.Statement<[string, number], MessageRow>;
-  private readonly index: Database.Statement<[string, string, number, string]>;
+  private readonly selectToolCalls: Database.Statement<[string, number], { role: string; calls: string | null }>;
+  private readonly writeRow: (row: NewRow) => boolean;
+  /** Writes messages over OFF_THREAD_CHARS through a connection of its own, off the main thread. */
+  private readonly largeRows: RequestThread<LargeRowRequest, RowWritten>;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') createPrivately(file);
@@ -69,41 +75,35 @@ export class SqliteTranscriptStore implements TranscriptStore {
     this.db.exec(SCHEMA);
     this.prepareSearch();
     this.db.pragma('busy_timeout = 0');
-    this.index = this.db.prepare('INSERT INTO messages_fts (text, session_id, seq, role) VALUES (?, ?, ?, ?)');
-    this.insert = this.db.prepare(
-      `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, seq) DO NOTHING`,
-    );
+    this.writeRow = sqliteRowWriter(this.db);
+    this.largeRows = new RequestThread(path.join(__dirname, 'sqliteWriterThread.js'), { file });
+    this.selectToolCalls = this.db.prepare("SELECT role, json_extract(body, '$.tool_calls') AS calls FROM messages WHERE session_id = ? AND seq = ?");
     this.selectOne = this.db.prepare('SELECT * FROM messages WHERE session_id = ? AND seq = ?');
   }
 
   async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
     const existing = await this.patiently(() => this.selectOne.get(sessionId, seq));
     if (existing) return toStoredMessage(existing);
-    const body = JSON.stringify(message);
-    const text = searchTextOf(message, meta);
-    // One transaction: a row is never stored without its index entry, nor indexed twice.
-    const write = this.db.transaction(() => {
-      const { changes } = this.insert.run(
-        sessionId,
-        seq,
-        message.role,
-        body,
-        countMessageTokens(message),
-        countMessageChars(message),
-        JSON.stringify(meta),
-        new Date().toISOString(),
-      );
-      if (changes === 1 && text !== undefined) this.index.run(text, sessionId, seq, message.role);
-    });
-    await this.patiently(() => write());
-    // Read back rather than echo the input: a concurrent writer may have won the race for this seq.
-    return toStoredMessage(await this.patiently(() => this.mustGet(sessionId, seq)));
+    const createdAt = new Date().toISOString();
+    const written =
+      isLarge(message) && this.file !== ':memory:'
+        ? await this.largeRows.request({ sessionId, seq, message, meta, createdAt })
+        : await this.writeHere(newRow(sessionId, seq, message, meta, createdAt));
+    // A concurrent writer may have won the race for this seq: then its row is the one returned.
+    if (!written.stored) return toStoredMessage(await this.patiently(() => this.mustGet(sessionId, seq)));
+    // What was just written, without reading a large body back and parsing it again.
+    const storedMeta = JSON.parse(JSON.stringify(meta)) as Record<string, unknown>;
+    return { sessionId, seq, message, tokens: written.tokens, chars: written.chars, meta: storedMeta, createdAt };
   }
 
   async get(sessionId: string, seq: number) {
     const row = await this.patiently(() => this.selectOne.get(sessionId, seq));
     return row ? toStoredMessage(row) : undefined;
+  }
+
+  async toolCallsOf(sessionId: string, seq: number) {
+    const row = await this.patiently(() => this.selectToolCalls.get(sessionId, seq));
+    return toToolCalls(sessionId, seq, row);
   }
 
   async getMany(sessionId: string, seqs: readonly number[]) {
@@ -186,7 +186,12 @@ export class SqliteTranscriptStore implements TranscriptStore {
   }
 
   async close() {
+    await this.largeRows.close();
     this.db.close();
+  }
+
+  private async writeHere(row: NewRow): Promise<RowWritten> {
+    return { stored: await this.patiently(() => this.writeRow(row)), tokens: row.tokens, chars: row.chars };
   }
 
   /**

@@ -1,5 +1,6 @@
 /** The row shape both SQL backends store a message in, and how a row becomes a `StoredMessage`. */
-import { ChatMessageSchema } from '../model/messages';
+import { z } from 'zod';
+import { ChatMessageSchema, ToolCallSchema, type ToolCall } from '../model/messages';
 import { TranscriptStoreError, type StoredMessage } from './transcriptStore';
 
 export interface MessageRow {
@@ -31,4 +32,12 @@ export function toStoredMessage(row: MessageRow): StoredMessage {
       cause,
     });
   }
+}
+
+/** The declared calls of a row read as (role, tool_calls JSON); undefined for a row that is not an assistant message. */
+export function toToolCalls(sessionId: string, seq: number, row: { role: string; calls: string | null } | undefined): ToolCall[] | undefined {
+  if (row?.role !== 'assistant') return undefined;
+  const parsed = z.array(ToolCallSchema).safeParse(row.calls === null ? [] : JSON.parse(row.calls));
+  if (!parsed.success) throw new TranscriptStoreError('corrupt_row', `session ${sessionId} seq ${seq} declares malformed tool calls`, { cause: parsed.error });
+  return parsed.data;
 }

@@ -2,7 +2,7 @@
  * The claim-check transcript store: message bodies keyed by (sessionId, seq). The interface every
  * backend implements; the workflow only ever sees seqs and the numbers in `MessageMeasure`.
  */
-import type { ChatMessage } from '../model/messages';
+import type { ChatMessage, ToolCall } from '../model/messages';
 import type { SearchHit } from './searchText';
 
 export interface StoredMessage {
@@ -30,6 +30,11 @@ export interface TranscriptStore {
    */
   put(sessionId: string, seq: number, message: ChatMessage, meta?: Record<string, unknown>): Promise<StoredMessage>;
   get(sessionId: string, seq: number): Promise<StoredMessage | undefined>;
+  /**
+   * The tool calls the assistant message at `seq` declares, read without its text (a reply may be
+   * 20 MB, and each of its calls needs only itself); undefined when `seq` holds no assistant message.
+   */
+  toolCallsOf(sessionId: string, seq: number): Promise<ToolCall[] | undefined>;
   /** Rows for the given seqs in the given order; a missing seq is a `TranscriptStoreError`. */
   getMany(sessionId: string, seqs: readonly number[]): Promise<StoredMessage[]>;
   /**
