@@ -35,6 +35,7 @@ export function createRunTool(deps: ActivityDeps) {
           sandbox,
           timeoutMs: input.timeoutSeconds * 1000,
           outputCapChars: input.outputCapChars,
+          ...(input.storedOutputChars !== undefined ? { storedOutputChars: input.storedOutputChars } : {}),
           transcript: {
             // This session's rows only: another session's seqs are not the model's to read.
             readOutput: async (seq) => {

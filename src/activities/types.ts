@@ -76,6 +76,8 @@ export interface RunToolInput {
   toolCallId: string;
   timeoutSeconds: number;
   outputCapChars: number;
+  /** Longest output kept whole; absent from workflows older than it (then `outputCapChars`). */
+  storedOutputChars?: number;
 }
 
 export interface RunToolResult {

@@ -49,8 +49,14 @@ export const SessionInputSchema = z
     workspaceFailoverSeconds: z.number().int().positive().max(7 * 24 * 3600).default(300),
     /** @default 120 */
     toolTimeoutSeconds: z.number().int().positive().max(3600).default(120),
-    /** Longest tool output kept; longer output keeps its head and tail. @default 200000 */
+    /** Longest page one paging tool call (read_file, read_output) returns. @default 200000 */
     toolOutputCapChars: z.number().int().min(1000).default(200_000),
+    /**
+     * Longest tool output stored whole (a command's, an MCP tool's); longer output keeps its head and
+     * tail. Output too large for the window enters the context as a view that read_output pages.
+     * @default 10000000
+     */
+    toolOutputStoredChars: z.number().int().min(1000).max(100_000_000).default(10_000_000),
     maxOutputTokens: z.number().int().positive().optional(),
     /**
      * Tool calls of one model reply that run; the reply's further calls are dropped and the model is told.

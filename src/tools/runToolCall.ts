@@ -2,12 +2,12 @@
 import type { z } from 'zod';
 import { capOutput } from './capOutput';
 import type { ToolRegistry } from './registry';
-import { type ToolContext, ToolInputError, type ToolOutcome } from './tool';
+import { keptOutputChars, type ToolContext, ToolInputError, type ToolOutcome } from './tool';
 
 /**
  * Mistakes the model can fix (unknown tool, bad JSON, wrong arguments, ToolInputError) come back as an
  * outcome starting with `error: ` so the session goes on; any other exception propagates, for the activity
- * to decide about retries. The output never exceeds ctx.outputCapChars.
+ * to decide about retries. The output never exceeds `keptOutputChars(ctx)`.
  */
 export async function runToolCall(
   registry: ToolRegistry,
@@ -16,7 +16,7 @@ export async function runToolCall(
   ctx: ToolContext,
 ): Promise<ToolOutcome> {
   const outcome = await runUncapped(registry, name, argumentsJson, ctx);
-  return { ...outcome, output: capOutput(outcome.output, ctx.outputCapChars) };
+  return { ...outcome, output: capOutput(outcome.output, keptOutputChars(ctx)) };
 }
 
 async function runUncapped(

@@ -16,12 +16,22 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Wall-clock limit for one call. */
   readonly timeoutMs: number;
-  /** Longest output a tool returns; longer output is cut with a marker. */
+  /** Longest page a paging tool (read_file, read_output) returns. */
   readonly outputCapChars: number;
+  /**
+   * Longest output any call keeps (a command's, an MCP tool's): stored whole up to it, longer output
+   * keeps its head and tail around a marker. `outputCapChars` when unset.
+   */
+  readonly storedOutputChars?: number;
   /** How run_command runs commands on this worker: bubblewrap, unsandboxed (opted out) or refused. */
   readonly sandbox: CommandSandbox;
   /** The current session's stored transcript, for tools that page through originals the context shows cut. */
   readonly transcript?: TranscriptReader;
+}
+
+/** The most characters of one call's output that are kept and stored. */
+export function keptOutputChars(ctx: Pick<ToolContext, 'outputCapChars' | 'storedOutputChars'>): number {
+  return Math.max(ctx.outputCapChars, ctx.storedOutputChars ?? 0);
 }
 
 /** A narrow, read-only view of one session's transcript store, built by the activity for the current session. */

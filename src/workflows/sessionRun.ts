@@ -167,6 +167,7 @@ export class SessionRun implements ToolCallRunner {
       toolCallId: call.id,
       timeoutSeconds: this.input.toolTimeoutSeconds,
       outputCapChars: this.input.toolOutputCapChars,
+      storedOutputChars: this.input.toolOutputStoredChars,
     });
   }
 

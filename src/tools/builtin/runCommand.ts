@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { OutputCollector } from '../outputCollector';
 import { releaseSessionCgroups } from '../commandCgroups';
 import { commandLaunch, prepareWorkspace, SandboxKind, sessionCgroupsFor } from '../sandbox';
-import { type Tool, type ToolContext, ToolInputError, type ToolOutcome } from '../tool';
+import { keptOutputChars, type Tool, type ToolContext, ToolInputError, type ToolOutcome } from '../tool';
 
 /** Room kept below the output cap for the notes and the final status line, so they are never cut off. */
 const STATUS_RESERVE_CHARS = 160;
@@ -59,7 +59,7 @@ async function runCommand(command: string, timeoutSeconds: number | undefined, c
   if (ctx.sandbox.kind === SandboxKind.refused) throw new ToolInputError(ctx.sandbox.reason);
   const limitSeconds = ctx.timeoutMs / 1000;
   const seconds = timeoutSeconds === undefined ? limitSeconds : Math.min(timeoutSeconds, limitSeconds);
-  const collector = new OutputCollector(ctx.outputCapChars);
+  const collector = new OutputCollector(keptOutputChars(ctx));
 
   await prepareWorkspace(ctx.sandbox, ctx.workspace);
   const cgroupProcs = await sessionCgroupsFor(ctx.sandbox, ctx.workspace);
@@ -80,7 +80,7 @@ async function runCommand(command: string, timeoutSeconds: number | undefined, c
     : ended.code !== null
       ? `exit code: ${ended.code}`
       : `killed by signal ${ended.signal ?? 'unknown'}`;
-  const body = collector.text(Math.max(0, ctx.outputCapChars - STATUS_RESERVE_CHARS));
+  const body = collector.text(Math.max(0, keptOutputChars(ctx) - STATUS_RESERVE_CHARS));
   const separator = body === '' || body.endsWith('\n') ? '' : '\n';
   return { output: `${notes}${body}${separator}${status}` };
 }
