@@ -7,6 +7,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { TranscriptStoreError } from '../store/transcriptStore';
+import { withHeartbeat } from './heartbeat';
 import { HEARTBEAT_EVERY_MS } from './types';
 
 const FIRST_WAIT_MS = 250;
@@ -31,7 +32,8 @@ export async function writePatiently<T>(what: string, write: () => Promise<T>): 
   let since: number | undefined;
   for (;;) {
     try {
-      const written = await write();
+      // A large message takes seconds to count and write: the attempt must not look lost meanwhile.
+      const written = await withHeartbeat(() => write());
       if (since !== undefined) Context.current().log.warn(`${what}: stored after waiting ${Date.now() - since} ms for the store`);
       return written;
     } catch (error) {

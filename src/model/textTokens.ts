@@ -18,15 +18,54 @@ const PIECE_CHARS = 512;
  * class, so a megabyte of it would still hold the thread for seconds.
  */
 const SAMPLED_STRETCH_CHARS = 16 * PIECE_CHARS;
+/**
+ * A text longer than this is estimated from SAMPLES evenly spread samples: the tokenizer takes about
+ * 2 µs a character on text of little repetition (a base64 dump), 10 s for 5 MB, while a text this
+ * long enters any context as a view, whose own count is exact.
+ */
+const SAMPLED_TEXT_CHARS = 256 * 1024;
+const SAMPLES = 128;
+const SAMPLE_CHARS = 2 * PIECE_CHARS;
 
 /**
  * Tokens of `text`, counted in pieces of at most PIECE_CHARS characters. A piece ends at the last
  * word boundary in its second half, where the tokenizer starts a new pre-token anyway, so text with
  * spaces or lines counts as it does whole. A stretch without either is cut every PIECE_CHARS, which
- * may count a token more per cut; past SAMPLED_STRETCH_CHARS it is estimated from samples
- * (`npm run bench -- --only=counting` measures both against the tokenizer's own count).
+ * may count a token more per cut; past SAMPLED_STRETCH_CHARS it is estimated from samples, and so is
+ * a whole text past SAMPLED_TEXT_CHARS (`npm run bench -- --only=counting` measures each against
+ * the tokenizer's own count).
  */
 export function countTextTokens(text: string): number {
+  if (text.length <= PIECE_CHARS) return countTokens(text);
+  if (text.length > SAMPLED_TEXT_CHARS) return estimateFromSamples(text);
+  return countInPieces(text);
+}
+
+/**
+ * Tokens of a very long text at the tokens per character of SAMPLES samples, one at the start of
+ * each of as many equal parts, each starting and ending at a word boundary where there is one near.
+ */
+function estimateFromSamples(text: string): number {
+  const part = text.length / SAMPLES;
+  let sampledTokens = 0;
+  let sampledChars = 0;
+  for (let index = 0; index < SAMPLES; index += 1) {
+    const from = Math.floor(index * part);
+    const start = index === 0 ? 0 : nextBoundary(text, from, from + PIECE_CHARS);
+    const sample = wholeCharacters(text, start, nextBoundary(text, start + SAMPLE_CHARS, start + SAMPLE_CHARS + PIECE_CHARS));
+    sampledTokens += countInPieces(sample);
+    sampledChars += sample.length;
+  }
+  return Math.ceil((sampledTokens / Math.max(1, sampledChars)) * text.length);
+}
+
+/** The first word boundary in [from, limit), or `from` when there is none. */
+function nextBoundary(text: string, from: number, limit: number): number {
+  for (let at = from; at < limit; at += 1) if (isWordBoundary(text, at)) return at;
+  return from;
+}
+
+function countInPieces(text: string): number {
   if (text.length <= PIECE_CHARS) return countTokens(text);
   let total = 0;
   const breaks = /[ \n]/g;

@@ -17,8 +17,8 @@ export interface NewRow {
 }
 
 /**
- * Messages longer than this (content and tool-call arguments) are counted, and in SQLite written, on
- * a thread of their own; below it the round trip would cost more than the work.
+ * Messages longer than this (content and tool-call arguments) a SQLite store writes on a thread of
+ * its own; below it the round trip would cost more than the write.
  */
 export const OFF_THREAD_CHARS = 256 * 1024;
 

@@ -2,12 +2,9 @@
  * The transcript store on PostgreSQL, for workers on several hosts: the same idempotent semantics
  * as the SQLite store, over a connection pool. The schema is migrated when the store opens.
  */
-import * as path from 'node:path';
 import pg from 'pg';
 import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
-import { isLarge } from './newRow';
-import { RequestThread } from './requestThread';
 import { migrate } from './postgresMigrations';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
 import { toStoredMessage, toToolCalls, type MessageRow } from './storedRow';
@@ -42,9 +39,6 @@ function words(sql: string): string {
 const SEARCH_VECTOR = `to_tsvector('simple', ${words('search_text')})`;
 
 export class PostgresTranscriptStore implements TranscriptStore {
-  /** Counts messages over OFF_THREAD_CHARS off the main thread. */
-  private readonly counting = new RequestThread<ChatMessage, number>(path.join(__dirname, 'countingThread.js'));
-
   private constructor(private readonly pool: pg.Pool) {}
 
   /** Connects, migrates the schema (safe when several processes start at once) and returns the store. */
@@ -64,7 +58,6 @@ export class PostgresTranscriptStore implements TranscriptStore {
   }
 
   async put(sessionId: string, seq: number, message: ChatMessage, meta: Record<string, unknown> = {}) {
-    const tokens = isLarge(message) ? await this.counting.request(message) : countMessageTokens(message);
     const inserted = await this.pool.query<MessageRow>(
       `INSERT INTO messages (session_id, seq, role, body, tokens, chars, meta, created_at, search_text)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -75,7 +68,7 @@ export class PostgresTranscriptStore implements TranscriptStore {
         seq,
         message.role,
         JSON.stringify(message),
-        tokens,
+        countMessageTokens(message),
         countMessageChars(message),
         JSON.stringify(meta),
         new Date(),
@@ -205,7 +198,6 @@ export class PostgresTranscriptStore implements TranscriptStore {
   }
 
   async close() {
-    await this.counting.close();
     await this.pool.end();
   }
 

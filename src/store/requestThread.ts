@@ -1,7 +1,7 @@
 /**
- * A worker thread that answers requests one by one, for the stores' work on very large messages
- * (DESIGN §4): that work is linear, but 20 MB of it still takes the main thread
- * for over a second, and that second is taken from every session's heartbeats, queries and tasks.
+ * A worker thread that answers requests one by one, for a store's work on very large messages
+ * (DESIGN §4): writing 20 MB to SQLite takes the main thread for a few tenths of a second, taken
+ * from every session's heartbeats, queries and tasks.
  */
 import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
 

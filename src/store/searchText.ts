@@ -31,10 +31,9 @@ export function searchTextOf(message: ChatMessage, meta: Record<string, unknown>
 }
 
 /**
- * Characters of one message the search indexes: every tool output (capped at 200,000) and any
- * ordinary message whole. Past it, the head and the tail: indexing 20 MB holds the worker's thread
- * for a fifth of a second, and PostgreSQL refuses a text search vector over 1 MB. The original stays
- * whole in the store, readable by seq.
+ * Characters of one message the search indexes: any ordinary message whole. Past it, the head and
+ * the tail: indexing 20 MB holds a thread for a fifth of a second, and PostgreSQL refuses a text
+ * search vector over 1 MB. The original stays whole in the store, readable by seq.
  */
 export const MAX_INDEXED_CHARS = 256_000;
 

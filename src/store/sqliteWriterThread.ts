@@ -1,6 +1,6 @@
 /**
  * The thread a SQLite store writes its large messages on (`RequestThread`): its own connection to the
- * same file, where counting, serializing and a 20 MB insert hold no one's heartbeats. Here SQLite's
+ * same file, where serializing, indexing and a 20 MB insert hold no one's heartbeats. Here SQLite's
  * busy handler may wait for another connection's lock: only this thread waits.
  */
 import Database from 'better-sqlite3';
