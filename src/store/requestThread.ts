@@ -3,7 +3,7 @@
  * (DESIGN §4): writing 20 MB to SQLite takes the main thread for a few tenths of a second, taken
  * from every session's heartbeats, queries and tasks.
  */
-import { Worker, type MessagePort, type Transferable } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 
 /** What a thread sends back: its answer, or the error it met with its message and code. */
 export type ThreadReply<T> = { readonly id: number; readonly value: T } | { readonly id: number; readonly error: { message: string; code?: string } };
@@ -35,13 +35,13 @@ export class RequestThread<Request, Answer> {
     private readonly workerData?: unknown,
   ) {}
 
-  request(request: Request, transfer: readonly Transferable[] = []): Promise<Answer> {
+  request(request: Request): Promise<Answer> {
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
     return new Promise<Answer>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, request }, [...transfer]);
+      worker.postMessage({ id, request });
     });
   }
 
