@@ -27,26 +27,37 @@ function fromAlphabet(alphabet: string, chars: number): string {
   return text;
 }
 
-/** Code and comments of TypeScript's compiler (8.7 MB): real text with spaces and lines, read once. */
-let compilerSource: string | undefined;
-let compilerOffset = 0;
-function realCode(chars: number): string {
-  compilerSource ??= readFileSync(join(ROOT, 'node_modules', 'typescript', 'lib', 'typescript.js'), 'utf8');
-  // Each call takes the text after the last one's, so no count sees text an earlier one saw.
-  if (compilerOffset + chars > compilerSource.length) compilerOffset = 0;
-  const text = compilerSource.slice(compilerOffset, compilerOffset + chars);
-  compilerOffset += chars;
-  return text;
+/**
+ * A maker of real text from `read()` (read once): each call takes the text after the last one's,
+ * going round again (and repeating the source) where it runs out, so no count sees text an earlier
+ * one just saw.
+ */
+function realText(read: () => string): (chars: number) => string {
+  let source: string | undefined;
+  let offset = 0;
+  return (chars) => {
+    source ??= read();
+    while (source.length < 2 * chars) source += source;
+    if (offset + chars > source.length) offset = 0;
+    const text = source.slice(offset, offset + chars);
+    offset += chars;
+    return text;
+  };
 }
 
-const REAL_SHAPE = 'real code and comments (typescript.js)';
+const REAL_CODE = 'real code and comments (typescript.js)';
+const PROSE = 'ordinary prose (README and docs/design.md)';
+/** Shapes with whitespace, which the tokenizer can count whole at every size. */
+const REAL_SHAPES = new Set([REAL_CODE, PROSE]);
 
-/** Shapes of text, each new on every call: three without whitespace, one real. */
+/** Shapes of text, each new on every call: three without whitespace, two real. */
 const SHAPES: Record<string, (chars: number) => string> = {
   'one letter repeated': (chars) => fromAlphabet('ABCDEFGHIJKLMNOPQRSTUVWXYZ', 1) + 'A'.repeat(chars - 1),
   'random letters': (chars) => fromAlphabet('abcdefghijklmnopqrstuvwxyz', chars),
   'hex digest dump': (chars) => fromAlphabet('0123456789abcdef', chars),
-  [REAL_SHAPE]: realCode,
+  // Code and comments of TypeScript's compiler (8.7 MB).
+  [REAL_CODE]: realText(() => readFileSync(join(ROOT, 'node_modules', 'typescript', 'lib', 'typescript.js'), 'utf8')),
+  [PROSE]: realText(() => ['README.md', join('docs', 'design.md')].map((file) => readFileSync(join(ROOT, file), 'utf8')).join('\n')),
 };
 
 /** The tokenizer's own count of every 512-character piece: the reference where the whole text is too slow to count. */
@@ -85,7 +96,7 @@ function measureSpeed(): SpeedRow[] {
       // count: the fastest of five texts of the shape is the figure.
       const others = [1, 2, 3, 4].map(() => make(chars));
       const piecesMs = Math.min(pieces.ms, ...others.map((other) => timed(() => countTextTokens(other)).ms));
-      const whole = chars <= WHOLE_MAX_CHARS || shape === REAL_SHAPE ? timed(() => countTokens(text)) : undefined;
+      const whole = chars <= WHOLE_MAX_CHARS || REAL_SHAPES.has(shape) ? timed(() => countTokens(text)) : undefined;
       const row: SpeedRow = {
         shape,
         chars,

@@ -73,6 +73,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     commandLimits: {
       memoryMiB: positiveInt(env, 'AGENTD_COMMAND_MEMORY_MIB', DEFAULT_COMMAND_LIMITS.memoryMiB),
       maxProcesses: positiveInt(env, 'AGENTD_COMMAND_MAX_PROCESSES', DEFAULT_COMMAND_LIMITS.maxProcesses),
+      cpus: positiveInt(env, 'AGENTD_COMMAND_CPUS', DEFAULT_COMMAND_LIMITS.cpus),
     },
     shutdownGraceSeconds: shutdownGraceSeconds(env.AGENTD_SHUTDOWN_GRACE_SECONDS),
     prices: readPrices(env.AGENTD_PRICES),

@@ -25,7 +25,7 @@ const skip = !bubblewrap ? { skip: 'bubblewrap is not usable here' } : !asRoot ?
 
 /** A sandbox like the worker's, with small limits so a test can reach them quickly. */
 function sandboxWith(limits: { memoryMiB: number; maxProcesses: number }): CommandSandbox {
-  return detectCommandSandbox({ unsandboxedCommands: false, limits, searchPath: process.env.PATH ?? '' });
+  return detectCommandSandbox({ unsandboxedCommands: false, limits: { cpus: 1, ...limits }, searchPath: process.env.PATH ?? '' });
 }
 
 function runIn(sandbox: CommandSandbox, workspace: string, command: string, timeoutMs = 20_000): Promise<ToolOutcome> {
@@ -73,12 +73,22 @@ describe('each session its own limits', skip, () => {
     const cgroups = detectCommandCgroups();
     console.log(`session limits on this host: ${describeSandbox(sandbox)}`);
     for (const workspace of [noisy, innocent]) {
-      const out = (await runIn(sandbox, workspace, 'id -u; grep -E ":(pids|memory):" /proc/self/cgroup')).output;
+      const out = (await runIn(sandbox, workspace, 'id -u; grep -E ":(pids|memory|cpu|cpu,cpuacct):" /proc/self/cgroup')).output;
       const uid = sessionUid(workspace);
       assert.match(out, new RegExp(`^${uid}\\n`), out);
-      if ('cgroups' in cgroups) assert.equal((out.match(new RegExp(`/session-${uid}$`, 'gm')) ?? []).length, 2, out);
+      if ('cgroups' in cgroups) {
+        const groups = cgroups.cgroups.cpu === undefined ? 2 : 3;
+        assert.equal((out.match(new RegExp(`/agentd-commands/session-${uid}$`, 'gm')) ?? []).length, groups, out);
+      }
     }
     assert.notEqual(sessionUid(noisy), sessionUid(innocent));
+    if ('cgroups' in cgroups && cgroups.cgroups.cpu !== undefined) {
+      // Read from the host while a command runs: the group goes when its last command ends.
+      const quota = path.join(cgroups.cgroups.cpu, `session-${sessionUid(noisy)}`, 'cpu.cfs_quota_us');
+      const running = runIn(sandbox, noisy, 'sleep 2');
+      await eventually(async () => (await readFile(quota, 'utf8').catch(() => '')).trim() === '100000', 'a quota of one CPU on the session');
+      await running;
+    }
   });
 
   it("a session holding every process it may have leaves another session's commands running", { timeout: 60_000 }, async () => {
@@ -134,7 +144,7 @@ describe('cgroup detection', () => {
       bwrap: '/usr/bin/bwrap',
       prlimit: '/usr/bin/prlimit',
       setpriv: '/usr/bin/setpriv',
-      limits: { memoryMiB: 2048, maxProcesses: 256 },
+      limits: { memoryMiB: 2048, maxProcesses: 256, cpus: 1 },
       cgroups: { unavailable: 'no cgroup v1 pids hierarchy' },
     };
     assert.match(describeSandbox(sandbox), /each session as a uid of its own; no session cgroup: no cgroup v1 pids hierarchy, so memory is limited per process only/);

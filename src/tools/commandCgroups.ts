@@ -1,8 +1,10 @@
 /**
  * A cgroup per session for run_command, where the host lets the worker make them: the session's
- * commands together get at most `maxProcesses` processes (pids controller) and `memoryMiB` of
- * memory (memory controller), whatever other sessions do. Without it the limits are per process
- * (address space) and per uid (processes), as `describeSandbox` says.
+ * commands together get at most `maxProcesses` processes (pids controller), `memoryMiB` of memory
+ * (memory controller) and, where the cpu controller is there too, one share of the CPU: a session
+ * running hundreds of busy processes weighs as much as one running one, and all commands together
+ * as much as one of the worker's own threads. Without it the limits are per process (address space)
+ * and per uid (processes), as `describeSandbox` says.
  *
  * Supported: cgroup v1 hierarchies the worker (root) can write, with the session's group made under
  * the worker's own group, so the host's limits on the worker still hold. cgroup v2 needs a delegated
@@ -14,10 +16,15 @@ import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { CommandLimits } from './sandbox';
 
+/** The scheduler's default period, over which a session's commands get `cpus` × this of CPU time. */
+const CFS_PERIOD_US = 100_000;
+
 /** The folders, one per controller, under which each session's group is made. */
 export interface CommandCgroups {
   readonly pids: string;
   readonly memory: string;
+  /** Absent where the host has no cgroup v1 cpu hierarchy the worker can write. */
+  readonly cpu?: string;
 }
 
 export type CgroupDetection = { readonly cgroups: CommandCgroups } | { readonly unavailable: string };
@@ -32,18 +39,27 @@ export function detectCommandCgroups(proc = '/proc/self'): CgroupDetection {
     const group = own.get(controller);
     if (mount === undefined || group === undefined) return { unavailable: `no cgroup v1 ${controller} hierarchy (cgroup v2 needs a delegated subtree)` };
     const parent = path.join(mount, group, 'agentd-commands');
-    try {
-      mkdirSync(parent, { recursive: true });
-      // A probe group proves children can be made and limited here.
-      const probe = path.join(parent, `probe-${process.pid}`);
-      mkdirSync(probe, { recursive: true });
-      rmdirSync(probe);
-    } catch (error) {
-      return { unavailable: `cannot make cgroups under ${parent}: ${error instanceof Error ? error.message : String(error)}` };
-    }
+    const problem = probeParent(parent);
+    if (problem !== undefined) return { unavailable: `cannot make cgroups under ${parent}: ${problem}` };
     parents[controller] = parent;
   }
-  return { cgroups: { pids: parents.pids!, memory: parents.memory! } };
+  const cpuMount = mounts.get('cpu');
+  const cpuGroup = own.get('cpu');
+  const cpu = cpuMount === undefined || cpuGroup === undefined ? undefined : path.join(cpuMount, cpuGroup, 'agentd-commands');
+  return { cgroups: { pids: parents.pids!, memory: parents.memory!, ...(cpu !== undefined && probeParent(cpu) === undefined ? { cpu } : {}) } };
+}
+
+/** Makes `parent` and a probe group in it, which proves children can be made there; why not, when they cannot. */
+function probeParent(parent: string): string | undefined {
+  try {
+    mkdirSync(parent, { recursive: true });
+    const probe = path.join(parent, `probe-${process.pid}`);
+    mkdirSync(probe, { recursive: true });
+    rmdirSync(probe);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /** The session's groups, made (or found) and limited; returns the `cgroup.procs` files a command joins. */
@@ -54,7 +70,13 @@ export async function sessionCgroups(cgroups: CommandCgroups, key: string, limit
   await mkdir(memory, { recursive: true });
   await writeFile(path.join(pids, 'pids.max'), String(limits.maxProcesses));
   await writeFile(path.join(memory, 'memory.limit_in_bytes'), String(limits.memoryMiB * 1024 * 1024));
-  return [path.join(pids, 'cgroup.procs'), path.join(memory, 'cgroup.procs')];
+  const joined = [path.join(pids, 'cgroup.procs'), path.join(memory, 'cgroup.procs')];
+  if (cgroups.cpu === undefined) return joined;
+  // A new group's cpu.shares is the default 1024, the same as every other session's.
+  const cpu = path.join(cgroups.cpu, key);
+  await mkdir(cpu, { recursive: true });
+  await writeFile(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.round(limits.cpus * CFS_PERIOD_US)));
+  return [...joined, path.join(cpu, 'cgroup.procs')];
 }
 
 /**

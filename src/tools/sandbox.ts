@@ -16,9 +16,11 @@ export interface CommandLimits {
   readonly memoryMiB: number;
   /** Processes a session's commands may have at once (contains a fork bomb). @default 256 */
   readonly maxProcesses: number;
+  /** CPUs a session's commands may keep busy together, where the session has a cpu cgroup. @default 1 */
+  readonly cpus: number;
 }
 
-export const DEFAULT_COMMAND_LIMITS: CommandLimits = Object.freeze({ memoryMiB: 2048, maxProcesses: 256 });
+export const DEFAULT_COMMAND_LIMITS: CommandLimits = Object.freeze({ memoryMiB: 2048, maxProcesses: 256, cpus: 1 });
 
 export const SandboxKind = { bubblewrap: 'bubblewrap', unsandboxed: 'unsandboxed', refused: 'refused' } as const;
 export type SandboxKind = (typeof SandboxKind)[keyof typeof SandboxKind];
@@ -103,7 +105,8 @@ export function describeSandbox(sandbox: CommandSandbox): string {
 function describeCgroups(sandbox: Extract<CommandSandbox, { kind: typeof SandboxKind.bubblewrap }>): string {
   if (sandbox.cgroups === undefined) return '';
   if ('unavailable' in sandbox.cgroups) return `; no session cgroup: ${sandbox.cgroups.unavailable}, so memory is limited per process only`;
-  return `; a cgroup per session: ${sandbox.limits.maxProcesses} processes and ${sandbox.limits.memoryMiB} MiB of memory in all`;
+  const cpu = sandbox.cgroups.cpu === undefined ? '' : `, ${sandbox.limits.cpus} CPU at most and one share of it`;
+  return `; a cgroup per session: ${sandbox.limits.maxProcesses} processes and ${sandbox.limits.memoryMiB} MiB of memory in all${cpu}`;
 }
 
 export interface CommandLaunch {

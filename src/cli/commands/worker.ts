@@ -24,6 +24,7 @@ Runs the agentSession workflow and its activities. Settings come from the enviro
   AGENTD_UNSANDBOXED_COMMANDS=1     run_command without bubblewrap (without bwrap it is refused otherwise)
   AGENTD_COMMAND_MEMORY_MIB         address-space limit of each sandboxed process (default 2048)
   AGENTD_COMMAND_MAX_PROCESSES      process limit of sandboxed commands (default 256)
+  AGENTD_COMMAND_CPUS               CPUs one session's commands may keep busy, with a cpu cgroup (default 1)
   AGENTD_TOOLS_MODULE               a .js module exporting user tools (\`tools\` or a default export)
   AGENTD_MCP_SERVERS                MCP servers as JSON: [{ name, transport: 'stdio', command, args, env?, cwd?,
                                     maxInstances? } | { name, transport: 'http', url }]; {workspace} in
