@@ -1,9 +1,9 @@
 /**
  * A cgroup per session for run_command, where the host lets the worker make them: the session's
  * commands together get at most `maxProcesses` processes (pids controller), `memoryMiB` of memory
- * (memory controller) and, where the cpu controller is there too, one share of the CPU: a session
- * running hundreds of busy processes weighs as much as one running one, and all commands together
- * as much as one of the worker's own threads. Without it the limits are per process (address space)
+ * (memory controller) and, where the cpu controller is there too, `cpus` CPUs at most and one share
+ * of the CPU: a session running hundreds of busy processes weighs as much as one running one, and
+ * all commands together as much as one of the worker's own threads. Without it the limits are per process (address space)
  * and per uid (processes), as `describeSandbox` says.
  *
  * Supported: cgroup v1 hierarchies the worker (root) can write, with the session's group made under
