@@ -200,6 +200,18 @@ describe('session memory', () => {
     assert.match(text, /Dropped without a summary \(emergency truncation\): seqs 2-5\./);
   });
 
+
+  it("names summarized seqs as one run across the seqs earlier compactions' own rows took", async () => {
+    const { put, run, last } = await transcript('mem-left-runs');
+    await run('npm test', 'ok 1 - lexer');
+    // An earlier compaction's summary and memory rows sit between the originals.
+    await put({ role: 'user', content: '[agentd summary of earlier work]' }, { kind: 'summary' });
+    await put({ role: 'user', content: '[agentd session memory]' }, { kind: 'memory' });
+    await run('npm run lint', 'all clean');
+    await run('npm run build', 'built dist/');
+    const text = buildSessionMemory({ rows: await store.list('mem-left-runs'), taskSeq: 1, summarized: [[2, 3], [6, 7]], kept: [[0, 1], [8, last()]], budgetTokens: 2048 });
+    assert.match(text, /Summarized \(the summary below stands for them\): seqs 2-7\./);
+  });
   it('stays within a small budget: older user messages shrink to one line, the trail to what fits', async () => {
     const { put } = await transcript('mem-3');
     for (let seq = 2; seq < 40; seq++) await put({ role: 'user', content: `Message ${seq}: ${'please keep going with the refactoring of module '.repeat(6)}` });

@@ -55,7 +55,7 @@ export function buildSessionMemory(input: SessionMemoryInput): string {
   const throughSeq = originals.at(-1)?.seq ?? input.taskSeq;
   const header = memoryMessageHeader(throughSeq);
   const outOfContext = leftSeqs(originals, input.kept);
-  const leftLines = leftSection(outOfContext, input.summarized);
+  const leftLines = leftSection(outOfContext, input.summarized, originals);
   let remaining = input.budgetTokens - countTextTokens(header) - countTextTokens(leftLines.join('\n')) - 8;
 
   const users = userMessages(originals, input.taskSeq);

@@ -1,5 +1,5 @@
 /** The memory's always-present section: which seqs left the context, and how to get them back. Pure. */
-import { fromSeqRuns, toSeqRuns, type SeqRun } from '../../policy/seqRuns';
+import { fromSeqRuns, type SeqRun } from '../../policy/seqRuns';
 import type { StoredMessage } from '../../store/transcriptStore';
 
 const RUNS_SHOWN = 20;
@@ -12,18 +12,36 @@ export function leftSeqs(originals: readonly StoredMessage[], kept: readonly Seq
 
 /**
  * What left the context (`left`, from `leftSeqs`) and how to get it back: always there, whatever
- * the budget. A seq that left and is not summarized was dropped by a truncation.
+ * the budget. A seq that left and is not summarized was dropped by a truncation. Runs are counted
+ * over `originals`: the seqs between two runs that only agentd's own rows took (earlier summaries
+ * and memory blocks) do not split them, so a session that compacted a hundred times still names
+ * one run, not a hundred.
  */
-export function leftSection(left: ReadonlySet<number>, summarizedRuns: readonly SeqRun[]): string[] {
+export function leftSection(left: ReadonlySet<number>, summarizedRuns: readonly SeqRun[], originals: readonly StoredMessage[]): string[] {
   const summarized = new Set(fromSeqRuns(summarizedRuns));
-  const truncated = [...left].filter((seq) => !summarized.has(seq));
+  const truncated = new Set([...left].filter((seq) => !summarized.has(seq)));
   return [
     '## What left the context, and how to get it back',
-    ...(summarized.size > 0 ? [`- Summarized (the summary below stands for them): seqs ${runsText(toSeqRuns([...summarized].sort((a, b) => a - b)))}.`] : []),
-    ...(truncated.length > 0 ? [`- Dropped without a summary (emergency truncation): seqs ${runsText(toSeqRuns(truncated))}.`] : []),
+    ...(summarized.size > 0 ? [`- Summarized (the summary below stands for them): seqs ${runsText(runsAmong(originals, summarized))}.`] : []),
+    ...(truncated.size > 0 ? [`- Dropped without a summary (emergency truncation): seqs ${runsText(runsAmong(originals, truncated))}.`] : []),
     '- Every original is kept in the transcript store: search_transcript finds words in them and returns seqs with',
     '  snippets; read_output with a seq pages through that original (a tool output, a message or tool-call arguments).',
   ];
+}
+
+/** The runs of `originals` (in seq order) whose seqs are all in `chosen`. */
+export function runsAmong(originals: readonly StoredMessage[], chosen: ReadonlySet<number>): SeqRun[] {
+  const runs: Array<[number, number]> = [];
+  let open: [number, number] | undefined;
+  for (const { seq } of originals) {
+    if (!chosen.has(seq)) {
+      open = undefined;
+      continue;
+    }
+    if (open) open[1] = seq;
+    else runs.push((open = [seq, seq]));
+  }
+  return runs;
 }
 
 /** Runs as text; a long list keeps its first and last runs (search_transcript still finds the rest). */
