@@ -25,10 +25,16 @@ export const SimTool = {
 } as const;
 export type SimTool = (typeof SimTool)[keyof typeof SimTool];
 
-/** What a `[sim steps=N output=MIN-MAX summarizer=NAME]` directive in a user message asks for. */
+/** What a `[sim steps=N output=MIN-MAX pace=busy summarizer=NAME]` directive in a user message asks for. */
 export interface Directive {
   readonly steps?: number;
   readonly output?: ByteRange;
+  /**
+   * `pace=busy`: the usual cycle runs a command at three steps of four (listing and re-reading turn
+   * into test runs), as an agent in a test-and-fix loop does, so the context grows about three times
+   * as fast.
+   */
+  readonly busy?: boolean;
   /** In the task: how this session's summarization requests are answered. */
   readonly summarizer?: SummarizerBehaviour;
 }
@@ -66,6 +72,7 @@ export function parseDirective(text: string): Directive | undefined {
   let steps: number | undefined;
   let output: ByteRange | undefined;
   let summarizer: SummarizerBehaviour | undefined;
+  let busy: boolean | undefined;
   for (const part of (found[1] ?? '').trim().split(/\s+/)) {
     const stepsMatch = /^steps=(\d+)$/.exec(part);
     if (stepsMatch !== null) steps = Number(stepsMatch[1]);
@@ -75,6 +82,7 @@ export function parseDirective(text: string): Directive | undefined {
       const max = Number(outputMatch[2]);
       if (min >= 1 && min <= max) output = { min, max };
     }
+    if (part === "pace=busy") busy = true;
     const summarizerMatch = /^summarizer=(\S+)$/.exec(part);
     if (summarizerMatch !== null && isSummarizerBehaviour(summarizerMatch[1] ?? '')) summarizer = summarizerMatch[1] as SummarizerBehaviour;
   }
@@ -82,6 +90,7 @@ export function parseDirective(text: string): Directive | undefined {
     ...(steps === undefined ? {} : { steps }),
     ...(output === undefined ? {} : { output }),
     ...(summarizer === undefined ? {} : { summarizer }),
+    ...(busy === undefined ? {} : { busy }),
   };
 }
 
@@ -142,6 +151,7 @@ interface Turn {
   readonly isTask: boolean;
   readonly budget: number;
   readonly output: ByteRange;
+  readonly busy: boolean;
   /** Steps 1..n make these calls; the usual cycle of tools takes the steps after them. */
   readonly scripted: readonly ScriptedStep[];
 }
@@ -189,17 +199,18 @@ function findTurn(messages: readonly ChatMessage[], opening: TurnOpening, option
   const scripted = parseScriptedCalls(userText);
   const usualBudget = scripted.length > 0 ? scripted.length : isTask ? options.defaultSteps : options.followUpSteps;
   const budget = Math.max(directive?.steps ?? usualBudget, scripted.length);
-  // An output size set earlier (usually by the task) holds until a later directive changes it.
-  const output = directive?.output ?? earlierOutput(messages, opening.index) ?? options.outputBytes;
-  return { userText, hash: shortHash(userText), isTask, budget, output, scripted };
+  // An output size or pace set earlier (usually by the task) holds until a later directive changes it.
+  const output = directive?.output ?? earlierDirective(messages, opening.index, 'output') ?? options.outputBytes;
+  const busy = directive?.busy ?? earlierDirective(messages, opening.index, 'busy') ?? false;
+  return { userText, hash: shortHash(userText), isTask, budget, output, busy, scripted };
 }
 
-/** The output size the newest turn-opening message at or before `index` set, if any did. */
-function earlierOutput(messages: readonly ChatMessage[], index: number): ByteRange | undefined {
+/** The value of `key` the newest turn-opening message at or before `index` set, if any did. */
+function earlierDirective<K extends 'output' | 'busy'>(messages: readonly ChatMessage[], index: number, key: K): Directive[K] | undefined {
   for (let at = index; at >= 0; at -= 1) {
     const message = messages[at];
-    const output = message !== undefined && opensTurn(message) ? parseDirective(message.content)?.output : undefined;
-    if (output !== undefined) return output;
+    const value = message !== undefined && opensTurn(message) ? parseDirective(message.content)?.[key] : undefined;
+    if (value !== undefined) return value;
   }
   return undefined;
 }
@@ -320,7 +331,13 @@ function cycleReply(
   marker: string | undefined,
   noCommands: boolean,
 ): AssistantReply {
-  switch (cycleStep % 4) {
+  const phase = cycleStep % 4;
+  if (turn.busy && !noCommands && (phase === 0 || (phase === 1 && cycleStep > 4))) {
+    return act(turn, step, `${at} running the test cases again after the last change.`, SimTool.runCommand, {
+      command: runCommandLine(step, turn, marker),
+    });
+  }
+  switch (phase) {
     case 1:
       return act(turn, step, `${at} listing the workspace to see what is there.`, SimTool.listFiles, { path: '.' });
     case 2: {
@@ -405,7 +422,11 @@ export function nextReply(messages: readonly ChatMessage[], options: ScriptOptio
     step = stepAfterSummary(messages, openedAt) ?? step;
   }
 
-  if (step <= turn.budget) return pageThroughView(messages, turn, step) ?? stepReply(turn, step, options.marker, commandsRefused(messages));
+  if (step <= turn.budget) {
+    // A scripted step is what the test asked for at that step: paging through a cut output waits for the usual cycle.
+    const paged = step > turn.scripted.length ? pageThroughView(messages, turn, step) : undefined;
+    return paged ?? stepReply(turn, step, options.marker, commandsRefused(messages));
+  }
   if (turn.isTask) {
     return act(turn, step, 'All steps are done; reporting the result.', SimTool.finish, { answer: summary(turn) });
   }
