@@ -10,6 +10,7 @@ const TOKENS = { calls: 120, promptTokens: 1_000_000, cachedTokens: 900_000 };
 function run(behaviour: SummarizerBehaviour, overrides: Partial<CostRun> = {}): CostRun {
   return {
     behaviour,
+    setup: '32K',
     window: 32_768,
     output: '8000-10000',
     policy: 'current',

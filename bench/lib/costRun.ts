@@ -14,7 +14,7 @@ import { startSimulator } from '../../src/simulator/server';
 import type { Stack } from '../../test/helpers/stack';
 import { factsPresent, laterMessage, secondMessage } from './plantedFacts';
 import { PlantedSession } from './plantedSession';
-import { int, num, say } from './result';
+import { num, say } from './result';
 import { startUsageProxy, type MeteredCall } from './usageProxy';
 
 /** A compaction policy the benchmark runs: agentd's defaults, or the settings of the policy before them. */
@@ -32,9 +32,13 @@ export interface SessionShape {
 
 /** A context window and the tool output that makes a session on it compact. */
 export interface WindowSetup {
+  /** How the reports name it: `32K`, `32K busy`. */
+  readonly name: string;
   readonly window: number;
   /** `[sim output=MIN-MAX]`: bytes of each `run_command` output. */
   readonly output: string;
+  /** `[sim pace=busy]`: a command at three steps of four rather than one. */
+  readonly pace?: 'busy';
 }
 
 /** Prompt and cached tokens over a set of answered calls. */
@@ -47,6 +51,8 @@ export interface TokenTotals {
 /** One session's figures. */
 export interface CostRun {
   readonly behaviour: SummarizerBehaviour;
+  /** The WindowSetup's name. */
+  readonly setup: string;
   readonly window: number;
   /** `run_command` output bytes, as the task asked. */
   readonly output: string;
@@ -87,7 +93,7 @@ class SessionProbe {
   lastMessages: readonly ChatMessage[] = [];
 
   get label(): string {
-    return `${int(this.setup.window / 1024)}K ${this.policy.id}`;
+    return `${this.setup.name} ${this.policy.id}`;
   }
 
   constructor(
@@ -120,10 +126,11 @@ function totals(calls: readonly MeteredCall[]): TokenTotals {
 }
 
 function taskFor(behaviour: SummarizerBehaviour, setup: WindowSetup, policy: Policy, shape: SessionShape): string {
-  // Policy and window in the task keep the sessions' prompts apart, so none is served from another's cache.
+  // Policy and setup in the task keep the sessions' prompts apart, so none is served from another's cache.
+  const pace = setup.pace === undefined ? '' : ` pace=${setup.pace}`;
   return (
-    `Tidy up the parser module and keep its tests green (${policy.id} run, ${int(setup.window / 1024)}K window). ` +
-    `[sim steps=${shape.turnSteps} output=${setup.output} summarizer=${behaviour}]`
+    `Tidy up the parser module and keep its tests green (${policy.id} run, ${setup.name} session). ` +
+    `[sim steps=${shape.turnSteps} output=${setup.output}${pace} summarizer=${behaviour}]`
   );
 }
 
@@ -164,16 +171,19 @@ export async function runBehaviour(
   const stamp = Date.now();
   const probes = setups.flatMap((setup) =>
     policies.map((policy) => {
-      const sessionId = `bench-cost-${behaviour}-${setup.window}-${policy.id}-${stamp}`;
+      const sessionId = `bench-cost-${behaviour}-${setup.name.replace(/\W+/g, '-')}-${policy.id}-${stamp}`;
       return new SessionProbe(setup, policy, sessionId, taskFor(behaviour, setup, policy, shape), new PlantedSession(join(stack.workspaceRoot, sessionId)));
     }),
   );
   const byTask = new Map(probes.map((probe) => [probe.task, probe]));
   const simulators = await Promise.all(setups.map((setup) => startSimulator({ contextWindow: setup.window })));
-  const portOf = new Map(setups.map((setup, index) => [setup.window, simulators[index]?.port ?? 0]));
+  const portOf = new Map(setups.map((setup, index) => [setup, simulators[index]?.port ?? 0]));
   const fallbackPort = simulators[0]?.port ?? 0;
   const proxy = await startUsageProxy(
-    (task) => portOf.get(byTask.get(task ?? '')?.setup.window ?? 0) ?? fallbackPort,
+    (task) => {
+      const setup = byTask.get(task ?? '')?.setup;
+      return (setup === undefined ? undefined : portOf.get(setup)) ?? fallbackPort;
+    },
     (messages, call) => byTask.get(call.task)?.answered(messages, call),
   );
   const plannedSteps = shape.turns * (shape.turnSteps + 1);
@@ -208,8 +218,13 @@ export async function runBehaviour(
         probe.see(state);
         return figuresOf(probe, state, behaviour, plannedSteps, { failure, elapsedMs }, proxy.refused().get(probe.task) ?? 0);
       });
-      const watching = watch(stack, probes, () => finished === probes.length, started);
-      const runs = await Promise.all(ends);
+      // A session that fails to start rejects the whole run: the watch stops then too, or it would keep the bench alive.
+      let failed = false;
+      const watching = watch(stack, probes, () => failed || finished === probes.length, started);
+      const runs = await Promise.all(ends).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
       await watching;
       return runs;
     });
@@ -233,6 +248,7 @@ function figuresOf(
   const present = factsPresent(probe.planted.facts, probe.lastMessages);
   return {
     behaviour,
+    setup: probe.setup.name,
     window: probe.setup.window,
     output: probe.setup.output,
     policy: probe.policy.id,

@@ -53,7 +53,8 @@ export type Verdict = 'pass' | 'fail' | 'n/a';
 export interface TargetLine {
   readonly target: string;
   readonly behaviour: SummarizerBehaviour;
-  readonly window: number;
+  /** The WindowSetup's name. */
+  readonly setup: string;
   /** The measured figure in words. */
   readonly figure: string;
   readonly verdict: Verdict;
@@ -92,10 +93,10 @@ export function factsFigure(run: CostRun): string {
   return `${run.factsPresent.length}/${run.factsTotal}${missing.length > 0 ? ` (${missing.join('; ')})` : ''}`;
 }
 
-/** Every target that applies to a configuration (current and baseline runs of one behaviour and window). */
+/** Every target that applies to a configuration (current and baseline runs of one behaviour and setup). */
 export function judge(current: CostRun, baseline: CostRun): TargetLine[] {
   const lines: TargetLine[] = [];
-  const line = (target: string, figure: string, verdict: Verdict) => lines.push({ target, behaviour: current.behaviour, window: current.window, figure, verdict });
+  const line = (target: string, figure: string, verdict: Verdict) => lines.push({ target, behaviour: current.behaviour, setup: current.setup, figure, verdict });
   const facts = factsFigure(current);
   if (current.behaviour === SummarizerBehaviour.sectioned) {
     const summary = cachedShare(current.summary);
