@@ -20,19 +20,29 @@ export async function followSession(
     done = true;
   });
   let lastSeq = -1;
+  let lastStep = 0;
   let noticesSeen = 0;
   let lastStatus: string | undefined;
   let lastWarning: string | undefined;
-  // Steps, tool calls and notices first, the status after them: a poll that lands on the end must
-  // not print `completed` above the last steps.
+  // Steps, tool calls and notices first, in step order, the status after them: a poll that lands on
+  // the end must not print `completed` above the last steps, nor a compaction below the steps after it.
   const report = (state: SessionState) => {
-    for (const call of state.lastToolCalls) {
-      if (call.seq > lastSeq) show(`[${sessionId}] ${renderToolCall(call)}`);
+    const calls = state.lastToolCalls.filter((call) => call.seq > lastSeq);
+    // The state keeps only the newest calls: when none of them was printed before, the ones between were missed.
+    const first = calls[0];
+    if (first !== undefined && calls.length === state.lastToolCalls.length && first.step > lastStep + 1) {
+      const missed = first.step - 1 === lastStep + 1 ? `step ${lastStep + 1}` : `steps ${lastStep + 1}–${first.step - 1}`;
+      show(`[${sessionId}] ${missed} ran between two looks (agentd transcript ${sessionId} lists every one)`);
     }
-    lastSeq = Math.max(lastSeq, ...state.lastToolCalls.map((call) => call.seq));
     const { notices, noticesTotal } = state.compaction;
-    const fresh = Math.min(noticesTotal - noticesSeen, notices.length);
-    for (const notice of notices.slice(notices.length - fresh)) show(`[${sessionId}] ${renderNotice(notice)}`);
+    const fresh = notices.slice(notices.length - Math.min(noticesTotal - noticesSeen, notices.length));
+    const lines = [
+      ...fresh.map((notice) => ({ step: notice.step, order: 0, text: renderNotice(notice) })),
+      ...calls.map((call) => ({ step: call.step, order: 1, text: renderToolCall(call) })),
+    ].sort((a, b) => a.step - b.step || a.order - b.order);
+    for (const line of lines) show(`[${sessionId}] ${line.text}`);
+    lastSeq = Math.max(lastSeq, ...calls.map((call) => call.seq));
+    lastStep = Math.max(lastStep, ...calls.map((call) => call.step));
     noticesSeen = Math.max(noticesSeen, noticesTotal);
     // Each new breaker warning once (its retry step changes as the breaker half-opens and fails again).
     const warning = state.compaction.warning;

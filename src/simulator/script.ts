@@ -25,7 +25,7 @@ export const SimTool = {
 } as const;
 export type SimTool = (typeof SimTool)[keyof typeof SimTool];
 
-/** What a `[sim steps=N output=MIN-MAX pace=busy summarizer=NAME]` directive in a user message asks for. */
+/** What a `[sim steps=N output=MIN-MAX pace=busy commands=off summarizer=NAME]` directive in a user message asks for. */
 export interface Directive {
   readonly steps?: number;
   readonly output?: ByteRange;
@@ -35,6 +35,11 @@ export interface Directive {
    * as fast.
    */
   readonly busy?: boolean;
+  /**
+   * `commands=off`: the agent never calls run_command (the worker has no sandbox); the cycle's test
+   * run becomes a log the agent writes of the same size, so the context grows as it would.
+   */
+  readonly commandsOff?: boolean;
   /** In the task: how this session's summarization requests are answered. */
   readonly summarizer?: SummarizerBehaviour;
 }
@@ -73,6 +78,7 @@ export function parseDirective(text: string): Directive | undefined {
   let output: ByteRange | undefined;
   let summarizer: SummarizerBehaviour | undefined;
   let busy: boolean | undefined;
+  let commandsOff: boolean | undefined;
   for (const part of (found[1] ?? '').trim().split(/\s+/)) {
     const stepsMatch = /^steps=(\d+)$/.exec(part);
     if (stepsMatch !== null) steps = Number(stepsMatch[1]);
@@ -82,7 +88,8 @@ export function parseDirective(text: string): Directive | undefined {
       const max = Number(outputMatch[2]);
       if (min >= 1 && min <= max) output = { min, max };
     }
-    if (part === "pace=busy") busy = true;
+    if (part === 'pace=busy') busy = true;
+    if (part === 'commands=off') commandsOff = true;
     const summarizerMatch = /^summarizer=(\S+)$/.exec(part);
     if (summarizerMatch !== null && isSummarizerBehaviour(summarizerMatch[1] ?? '')) summarizer = summarizerMatch[1] as SummarizerBehaviour;
   }
@@ -91,6 +98,7 @@ export function parseDirective(text: string): Directive | undefined {
     ...(output === undefined ? {} : { output }),
     ...(summarizer === undefined ? {} : { summarizer }),
     ...(busy === undefined ? {} : { busy }),
+    ...(commandsOff === undefined ? {} : { commandsOff }),
   };
 }
 
@@ -152,6 +160,7 @@ interface Turn {
   readonly budget: number;
   readonly output: ByteRange;
   readonly busy: boolean;
+  readonly commandsOff: boolean;
   /** Steps 1..n make these calls; the usual cycle of tools takes the steps after them. */
   readonly scripted: readonly ScriptedStep[];
 }
@@ -202,11 +211,12 @@ function findTurn(messages: readonly ChatMessage[], opening: TurnOpening, option
   // An output size or pace set earlier (usually by the task) holds until a later directive changes it.
   const output = directive?.output ?? earlierDirective(messages, opening.index, 'output') ?? options.outputBytes;
   const busy = directive?.busy ?? earlierDirective(messages, opening.index, 'busy') ?? false;
-  return { userText, hash: shortHash(userText), isTask, budget, output, busy, scripted };
+  const commandsOff = directive?.commandsOff ?? earlierDirective(messages, opening.index, 'commandsOff') ?? false;
+  return { userText, hash: shortHash(userText), isTask, budget, output, busy, commandsOff, scripted };
 }
 
 /** The value of `key` the newest turn-opening message at or before `index` set, if any did. */
-function earlierDirective<K extends 'output' | 'busy'>(messages: readonly ChatMessage[], index: number, key: K): Directive[K] | undefined {
+function earlierDirective<K extends 'output' | 'busy' | 'commandsOff'>(messages: readonly ChatMessage[], index: number, key: K): Directive[K] | undefined {
   for (let at = index; at >= 0; at -= 1) {
     const message = messages[at];
     const value = message !== undefined && opensTurn(message) ? parseDirective(message.content)?.[key] : undefined;
@@ -259,6 +269,18 @@ function runCommandLine(step: number, turn: Turn, marker: string | undefined): s
   const seqBytes = target - (marker === undefined ? 0 : marker.length + 1);
   // %.0f rather than %g: %g switches to 1e+06 past a million lines.
   return `${prefix}seq -f 'test case %.0f: ok' 1 ${seqLinesFor(seqBytes)}`;
+}
+
+/** A log of checked cases, `bytes` long: what the agent writes where it cannot run the tests. */
+function checkLog(bytes: number): string {
+  const lines: string[] = [];
+  let total = 0;
+  for (let index = 1; total < bytes; index++) {
+    const line = `checked case ${index}: looks right`;
+    lines.push(line);
+    total += line.length + 1;
+  }
+  return lines.join('\n');
 }
 
 function notesFor(turn: Turn, step: number): string {
@@ -349,8 +371,10 @@ function cycleReply(
     }
     case 3:
       if (noCommands) {
-        return act(turn, step, `${at} run_command is refused on this worker, so I check the files instead.`, SimTool.listFiles, {
-          path: '.',
+        const path = `notes/log-${turn.hash}-${step}.txt`;
+        return act(turn, step, `${at} run_command is not available here, so I write down what I checked in ${path}.`, SimTool.writeFile, {
+          path,
+          content: checkLog(outputSizeFor(step, turn.output)),
         });
       }
       return act(turn, step, `${at} running the test cases and reading their output.`, SimTool.runCommand, {
@@ -425,7 +449,7 @@ export function nextReply(messages: readonly ChatMessage[], options: ScriptOptio
   if (step <= turn.budget) {
     // A scripted step is what the test asked for at that step: paging through a cut output waits for the usual cycle.
     const paged = step > turn.scripted.length ? pageThroughView(messages, turn, step) : undefined;
-    return paged ?? stepReply(turn, step, options.marker, commandsRefused(messages));
+    return paged ?? stepReply(turn, step, options.marker, turn.commandsOff || commandsRefused(messages));
   }
   if (turn.isTask) {
     return act(turn, step, 'All steps are done; reporting the result.', SimTool.finish, { answer: summary(turn) });

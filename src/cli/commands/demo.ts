@@ -16,6 +16,10 @@ import { ExitCode, UsageError, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt } from '../args';
 import { followSession } from '../follow';
 import { renderResult } from '../render';
+import { renderSpend } from '../renderAmounts';
+import type { SessionState } from '../../session/state';
+import { sandboxSettingsOf } from '../../sandboxFromConfig';
+import { detectCommandSandbox, SandboxKind } from '../../tools/sandbox';
 
 /** A small window, so the simulated demo compacts a few times and prints the notices. */
 const DEMO_SIM_WINDOW = 32_768;
@@ -54,11 +58,16 @@ ${CONNECTION_HELP}`,
     if (!model) throw new UsageError('--model: an endpoint is configured but no model given (or set AGENTD_MODEL)');
     const simulated = usesSimulator(config);
     const steps = positiveInt('steps', values.steps) ?? 40;
-    const task = `${values.task ?? DEMO_TASK}${simulated ? ` [sim steps=${steps} output=2000-20000]` : ''}`;
+    // Without a sandbox the worker refuses run_command: the scripted agent is told so up front, so the run shows no tool error.
+    const commandsOff = detectCommandSandbox(sandboxSettingsOf(config)).kind === SandboxKind.refused;
+    const task = `${values.task ?? DEMO_TASK}${simulated ? ` [sim steps=${steps} output=2000-20000${commandsOff ? ' commands=off' : ''}]` : ''}`;
     const contextWindow = positiveInt('context-window', values['context-window']) ?? (simulated ? DEMO_SIM_WINDOW : undefined);
     // The whole input is checked before a server or worker starts: a bad field exits 2 at once.
     const input = resolveSessionInput({ task, model, ...(contextWindow ? { contextWindow } : {}) }, config.prices);
 
+    if (commandsOff) {
+      console.error('run_command is off in this demo: bubblewrap is missing (apt-get install bubblewrap, or AGENTD_UNSANDBOXED_COMMANDS=1 to run commands unsandboxed)');
+    }
     const server = await ensureServer(config);
     const worker = await startWorkerFromConfig(config, (line) => console.error(line));
     const working = worker.run();
@@ -68,7 +77,8 @@ ${CONNECTION_HELP}`,
       console.error(`started session ${handle.workflowId} (model ${model})`);
       const result = await followSession(sessions, handle.workflowId, (line) => console.error(line), 500);
       console.log(renderResult(result));
-      console.error(`transcript: agentd transcript ${handle.workflowId}`);
+      if (result.finalState) console.log(renderDemoEnd(result.finalState));
+      console.error(whereNext(handle.workflowId));
       return ExitCode.ok;
     } finally {
       worker.stop();
@@ -77,6 +87,26 @@ ${CONNECTION_HELP}`,
     }
   },
 };
+
+/** What the session cost and how often it compacted, the two things the demo is there to show. */
+function renderDemoEnd(state: SessionState): string {
+  const { summary, prune, truncate } = state.compaction.byStrategy;
+  const lines = [`compactions: ${summary + prune + truncate} (${summary} summary, ${prune} prune, ${truncate} truncate)`];
+  if (state.spend) lines.push(`spend: ${renderSpend(state.spend)}`);
+  return lines.join('\n');
+}
+
+function whereNext(sessionId: string): string {
+  const rows: Array<[string, string]> = [
+    [`npx agentd transcript ${sessionId}`, 'every message of this session, summaries and memory included'],
+    ['npx agentd dev', 'a dev server with the Temporal Web UI on http://127.0.0.1:8233 (keep it running)'],
+    ['npx agentd worker', 'a worker for it, in a second terminal'],
+    ['npx agentd start "<task>" --follow', 'a session of your own; agentd watch <id> draws its context gauge live'],
+    ['npx agentd console', 'the fleet and each session in a browser'],
+  ];
+  const width = Math.max(...rows.map(([command]) => command.length));
+  return ['Where to look next:', ...rows.map(([command, what]) => `  ${command.padEnd(width)}   ${what}`)].join('\n');
+}
 
 /** Uses the server at the configured address when one answers; otherwise starts a dev server there. */
 async function ensureServer(config: AgentdConfig): Promise<DevServer | undefined> {
