@@ -30,9 +30,9 @@ export interface Directive {
   readonly steps?: number;
   readonly output?: ByteRange;
   /**
-   * `pace=busy`: the usual cycle runs a command at three steps of four (listing and re-reading turn
-   * into test runs), as an agent in a test-and-fix loop does, so the context grows about three times
-   * as fast.
+   * `pace=busy`: the usual cycle runs a command at three steps of four (re-reading, and listing
+   * after a turn's first, turn into test runs), as an agent in a test-and-fix loop does, so the
+   * context grows about three times as fast.
    */
   readonly busy?: boolean;
   /**
