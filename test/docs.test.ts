@@ -1,4 +1,4 @@
-/** Every `DESIGN §N` and `DESIGN §N "Name"` citation in src has a heading in docs/design.md. */
+/** Every `DESIGN §N` and `DESIGN §N "Name"` citation in src, test and bench has a heading in docs/design.md. */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,10 +26,10 @@ describe('docs/design.md', () => {
     if (rule && current !== undefined) sections.get(current)?.add(rule[1]?.trim() ?? '');
   }
 
-  test('every DESIGN citation in src resolves to a section and, when quoted, to a rule heading under it', () => {
+  test('every DESIGN citation in src, test and bench resolves to a section and, when quoted, to a rule heading under it', () => {
     const citations: string[] = [];
     const broken: string[] = [];
-    for (const file of sourceFiles(join(repoRoot(), 'src'))) {
+    for (const file of ['src', 'test', 'bench'].flatMap((dir) => sourceFiles(join(repoRoot(), dir)))) {
       const text = readFileSync(file, 'utf8');
       for (const found of text.matchAll(/DESIGN §(\d+)(?: "([^"]+)")?/g)) {
         const where = `${file.slice(repoRoot().length + 1)}: ${found[0]}`;

@@ -1,5 +1,5 @@
 /**
- * The session memory block (DESIGN §5 "Session memory, model-free"): what it quotes and lists from
+ * The session memory block (DESIGN §5 "Session memory"): what it quotes and lists from
  * a real SQLite transcript, that it stays within its budget, and that the summarize activity stores
  * it beside the summary (and again on a retry, without a model call).
  */

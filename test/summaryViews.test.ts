@@ -1,5 +1,5 @@
 /**
- * Steps too big for one request (DESIGN §5 "a summary request never exceeds the window"): the
+ * Steps too big for one request (DESIGN §5 "Summary requests fit the window"): the
  * summarize activity sends them as views of their results and tool-call arguments, and a kept
  * step's tool-call arguments get a view in the context that is still a valid call. Real SQLite
  * store, the strict simulator over HTTP.
