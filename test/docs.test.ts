@@ -43,6 +43,13 @@ describe('docs/design.md', () => {
     assert.deepEqual(broken, []);
   });
 
+  test('section 2 names every folder under src/', () => {
+    const parts = doc.slice(doc.indexOf('## 2. '), doc.indexOf('## 3. '));
+    const folders = readdirSync(join(repoRoot(), 'src')).filter((name) => statSync(join(repoRoot(), 'src', name)).isDirectory());
+    assert.ok(folders.length > 10, folders.join(', '));
+    assert.deepEqual(folders.filter((folder) => !parts.includes(`\`src/${folder}\``)), []);
+  });
+
   test('sections are numbered 1, 2, 3… in order', () => {
     assert.deepEqual([...sections.keys()], [...sections.keys()].map((_, index) => index + 1));
   });
