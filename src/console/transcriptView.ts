@@ -3,33 +3,14 @@
  * of row it is, so the page can draw compaction boundaries (summaries and the memory block) and link
  * a view or a summary to the originals it stands for. Also the per-step context the chart draws.
  */
-import type { ChatMessage } from '../model/messages';
 import type { SeqRun } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
+import type { EntryKind, TranscriptEntry } from './assets/transcriptEntry';
 
 /** A body longer than this is cut in the page; the rest stays in the store (`agentd transcript --full`). */
 export const ENTRY_TEXT_CHARS = 4000;
 
-export type EntryKind = 'message' | 'summary' | 'view' | 'memory';
-
-export interface TranscriptEntry {
-  seq: number;
-  role: ChatMessage['role'];
-  tokens: number;
-  kind: EntryKind;
-  text: string;
-  /** Characters cut from `text`. */
-  cutChars: number;
-  toolCalls: { name: string; arguments: string }[];
-  /** A tool result: the tool that made it, and whether it failed. */
-  toolName?: string;
-  isError?: boolean;
-  /** A summary: the original seqs it covers, as runs. */
-  covers?: SeqRun[];
-  /** A view (a cut tool result): the seq of the whole original. */
-  replaces?: number;
-  createdAt: string;
-}
+export type { EntryKind, TranscriptEntry } from './assets/transcriptEntry';
 
 function kindOf(meta: StoredMessage['meta']): EntryKind {
   return meta.kind === 'summary' || meta.kind === 'view' || meta.kind === 'memory' ? meta.kind : 'message';

@@ -1,7 +1,6 @@
 /** A session's page: state, chart, notices, memory and transcript, refreshed every few seconds; the controls. */
+import type { EntrySeqRun as SeqRun, TranscriptEntry as Entry } from './transcriptEntry';
 import { ApiError, byId, el, gauge, getJson, int, markLive, percent, postJson, REFRESH_MS, showError, usd } from './common.js';
-
-type SeqRun = [number, number];
 
 /**
  * One role's spend, or one compaction's: the fields of `CallSpend` (src/policy/spend.ts) the page
@@ -54,20 +53,6 @@ interface State {
   answer?: string;
 }
 
-interface Entry {
-  seq: number;
-  role: string;
-  tokens: number;
-  kind: 'message' | 'summary' | 'view' | 'memory';
-  text: string;
-  cutChars: number;
-  toolCalls: { name: string; arguments: string }[];
-  toolName?: string;
-  isError?: boolean;
-  covers?: SeqRun[];
-  replaces?: number;
-}
-
 interface SessionPage {
   state: State;
   memory?: Entry;
@@ -87,7 +72,7 @@ function seqLink(seq: number): HTMLElement {
   return el('a', { href: `#seq-${seq}`, class: 'seq' }, `#${seq}`);
 }
 
-function runLinks(runs: SeqRun[]): HTMLElement {
+function runLinks(runs: readonly SeqRun[]): HTMLElement {
   const span = el('span', { class: 'runs' });
   runs.forEach(([first, last], index) => {
     if (index > 0) span.append(', ');
