@@ -61,8 +61,8 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['../config', '../../config', '../sandboxFromConfig', '../../sandboxFromConfig'],
-              message: 'Tools take plain settings; the config is read above them (see src/sandboxFromConfig.ts).',
+              group: ['../config', '../../config', '../worker/sandboxFromConfig', '../../worker/sandboxFromConfig'],
+              message: 'Tools take plain settings; the config is read above them (see src/worker/sandboxFromConfig.ts).',
             },
           ],
         },

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys';
 import { ConfigError } from './configError';
-import { DEFAULT_WORKFLOW_CACHE_SIZE } from './engineTuning';
+import { DEFAULT_WORKFLOW_CACHE_SIZE } from './worker/engineTuning';
 import { resolveConnectionSettings, type ConnectionSettings } from './connection/options';
 import { SIMULATOR_MODEL } from './model/knownModels';
 import { type CommandLimits, DEFAULT_COMMAND_LIMITS } from './tools/sandbox';

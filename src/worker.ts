@@ -11,7 +11,7 @@ import { readConfig, usesSimulator, type AgentdConfig } from './config';
 import { missingSearchAttributes, MissingSearchAttributesError } from './client/searchAttributeSetup';
 import { connectTemporalNative } from './connection/connect';
 import { describeConnection } from './connection/options';
-import { ENGINE_TUNING } from './engineTuning';
+import { ENGINE_TUNING } from './worker/engineTuning';
 import { createModelClient } from './model/client';
 import { hostTaskQueue, TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
@@ -22,11 +22,11 @@ import { describeStore } from './store/storeSetting';
 import type { TranscriptStore } from './store/transcriptStore';
 import { builtinTools, ToolRegistry } from './tools/registry';
 import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
-import { describeOptionalParts, optionalParts } from './optionalParts';
-import { sandboxSettingsOf } from './sandboxFromConfig';
+import { describeOptionalParts, optionalParts } from './worker/optionalParts';
+import { sandboxSettingsOf } from './worker/sandboxFromConfig';
 import { loadUserTools } from './tools/userTools';
 import { bundlePathFromEnv, checkPrebuiltBundle, WORKFLOWS_ENTRY } from './workflowBundle/prebuiltBundle';
-import { drainOnSignals, requestShutdown } from './workerShutdown';
+import { drainOnSignals, requestShutdown } from './worker/workerShutdown';
 
 export interface AgentWorkerOptions {
   connection: NativeConnection;

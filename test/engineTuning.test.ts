@@ -11,7 +11,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { compareWithFloor } from '../bench/overhead';
 import { readConfig } from '../src/config';
 import { ConfigError } from '../src/configError';
-import { DEFAULT_WORKFLOW_CACHE_SIZE, ENGINE_TUNING } from '../src/engineTuning';
+import { DEFAULT_WORKFLOW_CACHE_SIZE, ENGINE_TUNING } from '../src/worker/engineTuning';
 import { createModelClient } from '../src/model/client';
 import { createBuiltinRegistry } from '../src/tools/registry';
 import { createAgentWorker } from '../src/worker';

@@ -4,7 +4,7 @@
  * (no-op activities) or with the least I/O a step needs (ioFloorActivities).
  */
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { ENGINE_TUNING } from '../../src/engineTuning';
+import { ENGINE_TUNING } from '../../src/worker/engineTuning';
 import type { Stack } from '../../test/helpers/stack';
 import { floorActivities, type FloorActivities } from './activities';
 

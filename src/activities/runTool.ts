@@ -1,7 +1,7 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
 import { messageText } from '../model/messageText';
 import type { ToolCall } from '../model/messages';
-import { detectSandboxFromEnv } from '../sandboxFromConfig';
+import { detectSandboxFromEnv } from '../worker/sandboxFromConfig';
 import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import { runToolCall } from '../tools/runToolCall';

@@ -7,7 +7,7 @@ import type OpenAI from 'openai';
 import { ChatMessageSchema } from '../../src/model/messages';
 import type { ToolRegistry } from '../../src/tools/registry';
 import { runToolCall } from '../../src/tools/runToolCall';
-import { detectSandboxFromEnv } from '../../src/sandboxFromConfig';
+import { detectSandboxFromEnv } from '../../src/worker/sandboxFromConfig';
 import { ensureWorkspace } from '../../src/tools/workspace';
 import type { AssistantMessage, FoilCallModelInput, FoilRunToolInput, FoilToolResult } from './types';
 

@@ -18,7 +18,7 @@ import { followSession } from '../follow';
 import { renderResult } from '../render';
 import { renderSpend } from '../renderAmounts';
 import type { SessionState } from '../../session/state';
-import { sandboxSettingsOf } from '../../sandboxFromConfig';
+import { sandboxSettingsOf } from '../../worker/sandboxFromConfig';
 import { detectCommandSandbox, SandboxKind } from '../../tools/sandbox';
 
 /** A small window, so the simulated demo compacts a few times and prints the notices. */

@@ -2,8 +2,8 @@
 import { ensureTemporalCli } from '../../devServer/temporalCli';
 import { readConfig, usesSimulator } from '../../config';
 import { describeStore } from '../../store/storeSetting';
-import { describeOptionalParts, optionalParts } from '../../optionalParts';
-import { sandboxSettingsOf } from '../../sandboxFromConfig';
+import { describeOptionalParts, optionalParts } from '../../worker/optionalParts';
+import { sandboxSettingsOf } from '../../worker/sandboxFromConfig';
 import { detectCommandSandbox } from '../../tools/sandbox';
 import { ExitCode, type Command } from '../command';
 import { parse } from '../args';

@@ -2,8 +2,8 @@
  * The config's side of the command sandbox: src/tools/sandbox.ts takes plain settings and never
  * reads the config or the environment; this module turns the config into those settings.
  */
-import { readConfig, type AgentdConfig } from './config';
-import { type CommandSandbox, detectCommandSandbox, type SandboxSettings } from './tools/sandbox';
+import { readConfig, type AgentdConfig } from '../config';
+import { type CommandSandbox, detectCommandSandbox, type SandboxSettings } from '../tools/sandbox';
 
 /** The sandbox settings a config asks for, with the PATH that bubblewrap is looked up on. */
 export function sandboxSettingsOf(config: AgentdConfig, env: NodeJS.ProcessEnv = process.env): SandboxSettings {

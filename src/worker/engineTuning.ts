@@ -5,7 +5,7 @@
  * A production cluster is configured by its operator; the worker side applies there too.
  */
 
-import { HEARTBEAT_EVERY_MS } from './activities/types';
+import { HEARTBEAT_EVERY_MS } from '../activities/types';
 
 /** Idle sessions kept in a worker's workflow cache unless AGENTD_WORKFLOW_CACHE_SIZE says otherwise. */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 50;

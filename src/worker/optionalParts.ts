@@ -5,9 +5,9 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { usesSimulator, type AgentdConfig } from './config';
-import { findOnPath } from './devServer/findExecutable';
-import { SandboxKind, type CommandSandbox } from './tools/sandbox';
+import { usesSimulator, type AgentdConfig } from '../config';
+import { findOnPath } from '../devServer/findExecutable';
+import { SandboxKind, type CommandSandbox } from '../tools/sandbox';
 
 export interface OptionalPart {
   readonly name: string;
