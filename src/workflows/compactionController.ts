@@ -40,6 +40,7 @@ import type { CompactionNotice } from '../session/state';
 import type { SessionActivities } from './activityOptions';
 import { CompactionRecord, type SessionPosition } from './compactionRecord';
 import type { CompactionCarry } from './sessionCarry';
+import type { SeqAllocator } from './seqAllocator';
 import { closesBreaker, failureReason, type BreakerRole } from './breakerRole';
 import { summaryInputOf } from './summaryInput';
 import { rememberDropped } from './truncationMemory';
@@ -95,7 +96,7 @@ export class CompactionController {
     /** For weighing pruning against a summary: the session's prices relative to an uncached input token. */
     private readonly prices: CachePrices,
     private readonly activities: CompactionActivities,
-    private readonly allocateSeq: () => number,
+    private readonly seqs: SeqAllocator,
     /** This run's slice of the session carry, changed in place. */
     private readonly carried: CompactionCarry,
   ) {
@@ -232,9 +233,9 @@ export class CompactionController {
       Object.assign(results, { views: measures.map((measure, index) => ({ replacedSeq: cuts[index]!.seq, ...measure })) });
     }
     if (decision.strategy !== 'summary') return { results };
-    const seq = this.allocateSeq();
+    const seq = this.seqs.next();
     // Histories from before the session memory allocated no seq for it and stored none.
-    const memorySeq = patched(SESSION_MEMORY_PATCH) ? this.allocateSeq() : undefined;
+    const memorySeq = patched(SESSION_MEMORY_PATCH) ? this.seqs.next() : undefined;
     const parts = { sessionId: this.sessionId, model: this.model, settings: this.settings, lastRequest: this.carried.lastRequest, seq, memorySeq };
     const summary = await this.activities.summarize(summaryInputOf(parts, ledger, decision));
     return { results: { ...results, summary: summary.measure, ...(summary.memory ? { memory: summary.memory } : {}) }, summary };
@@ -273,7 +274,7 @@ export class CompactionController {
   private async truncate(ledger: LedgerEntry[], decision: TruncateDecision, at: SessionPosition): Promise<CompactionOutcome> {
     let applied = applyTruncation(ledger, decision);
     if ((decision.memoryBudgetTokens ?? 0) > 0) {
-      applied = await rememberDropped(this.sessionId, this.activities.storeSessionMemory, this.allocateSeq(), applied, decision);
+      applied = await rememberDropped(this.sessionId, this.activities.storeSessionMemory, this.seqs.next(), applied, decision);
     }
     delete this.carried.anchor;
     return { ledger: applied.ledger, notice: this.record.done(applied, at) };
@@ -283,7 +284,7 @@ export class CompactionController {
   private viewRequest(entry: LedgerEntry, cut: ViewCut): ViewRequest {
     return {
       sourceSeq: entry.kind === 'view' && entry.replaces !== undefined ? entry.replaces : entry.seq,
-      viewSeq: this.allocateSeq(),
+      viewSeq: this.seqs.next(),
       headChars: cut.headChars,
       tailChars: cut.tailChars,
     };

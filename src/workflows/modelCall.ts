@@ -10,6 +10,7 @@ import type { SessionInput } from '../session/input';
 import type { SessionActivities } from './activityOptions';
 import type { CompactionController } from './compactionController';
 import type { SessionPosition } from './compactionRecord';
+import type { SeqAllocator } from './seqAllocator';
 import type { SessionTranscript } from './sessionTranscript';
 
 export interface ModelCallParts {
@@ -17,6 +18,7 @@ export interface ModelCallParts {
   input: SessionInput;
   activities: Pick<SessionActivities, 'callModel'>;
   transcript: SessionTranscript;
+  seqs: SeqAllocator;
   compaction: CompactionController;
   position(): SessionPosition;
   /** Marks the session failed and returns the failure to throw. */
@@ -29,7 +31,7 @@ const OVERFLOW_FAILS_ONCE_PATCH = 'overflow-fails-once';
 /** The reply's seq is allocated once: a rejected call stored nothing under it. */
 export async function callModelWithinWindow(parts: ModelCallParts): Promise<CallModelResult> {
   const { transcript, compaction } = parts;
-  const seq = transcript.allocateSeq();
+  const seq = parts.seqs.next();
   for (let overflows = 0; ; overflows++) {
     const sent = [...transcript.entries];
     try {

@@ -19,6 +19,7 @@ import { FleetAttributes } from './fleetAttributes';
 import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
 import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
+import { SeqAllocator } from './seqAllocator';
 import { SessionTranscript } from './sessionTranscript';
 import type { ToolCall, ToolCallRunner } from './toolCallBatches';
 import { WorkspaceAffinity } from './workspaceAffinity';
@@ -32,6 +33,8 @@ export class SessionRun implements ToolCallRunner {
   readonly carry: SessionCarry;
   readonly activities: SessionActivities;
   readonly budget: SessionBudget;
+  /** Seqs for every stored row of this run, in the order the workflow asks for them. */
+  readonly seqs: SeqAllocator;
   readonly compaction: CompactionController;
   readonly transcript: SessionTranscript;
   readonly manual: ManualCompactionQueue;
@@ -55,8 +58,9 @@ export class SessionRun implements ToolCallRunner {
     const settings = resolveCompactionSettings(input.contextWindow, input.compaction, { landWithRoom: patched(LAND_WITH_ROOM_PATCH) });
     const summarize = billedSummaries(this.activities.summarize, this.budget, (spend) => this.compaction.billSummary(spend));
     const compactionActivities = { ...this.activities, summarize };
-    this.compaction = new CompactionController(sessionId, input.model, settings, cachePricesOf(input.prices), compactionActivities, () => this.transcript.allocateSeq(), this.carry.compaction);
-    this.transcript = new SessionTranscript(sessionId, input, this.activities.storeMessages, (entry) => this.compaction.viewIfOversized(entry), this.carry);
+    this.seqs = new SeqAllocator(this.carry);
+    this.compaction = new CompactionController(sessionId, input.model, settings, cachePricesOf(input.prices), compactionActivities, this.seqs, this.carry.compaction);
+    this.transcript = new SessionTranscript(sessionId, settings, this.activities.storeMessages, this.compaction, this.seqs, this.carry);
     this.manual = new ManualCompactionQueue(this.carry, () => this.compactManually(), () => this.carry.step);
     this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual, () => this.publish());
     this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.warnAndTell(warning, notice), this.carry.affinity);
@@ -162,7 +166,7 @@ export class SessionRun implements ToolCallRunner {
   runTool(call: ToolCall, callSeq: number): Promise<RunToolResult> {
     return this.affinity.runTool({
       sessionId: this.sessionId,
-      seq: this.transcript.allocateSeq(),
+      seq: this.seqs.next(),
       callSeq,
       toolCallId: call.id,
       timeoutSeconds: this.input.toolTimeoutSeconds,

@@ -1,13 +1,10 @@
-/**
- * The one owner of the live context: every entry enters it here, and a compaction replaces it here.
- * It also hands out the seqs under which the store keeps every message, view and summary.
- */
+/** The one owner of the live context: every entry enters it here, and a compaction replaces it here. */
 import { patched } from '@temporalio/workflow';
 import type { StoreMessagesInput } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
-import { isOversized, resolveCompactionSettings, type LedgerEntry, type MessageMeasure } from '../policy';
-import type { SessionInput } from '../session/input';
+import { isOversized, type LedgerEntry, type MessageMeasure, type ResolvedCompactionSettings } from '../policy';
 import type { SessionActivities } from './activityOptions';
+import type { SeqAllocator } from './seqAllocator';
 import type { SessionCarry } from './sessionCarry';
 
 /** Marks histories where an oversized task or user message enters the context as a head-and-tail view. */
@@ -23,15 +20,20 @@ export interface PlacedMessage {
   pinned?: boolean;
 }
 
+/** What replaces an entry too big to ever fit by a view (a store write): the compaction controller. */
+export interface OversizedViews {
+  viewIfOversized(entry: LedgerEntry): Promise<LedgerEntry>;
+}
+
 export class SessionTranscript {
   constructor(
     private readonly sessionId: string,
-    private readonly input: SessionInput,
+    private readonly settings: ResolvedCompactionSettings,
     private readonly storeMessages: SessionActivities['storeMessages'],
-    /** Replaces an entry too big to ever fit by a view (a store write). */
-    private readonly viewIfOversized: (entry: LedgerEntry) => Promise<LedgerEntry>,
-    /** The carry's ledger, seq counter and position, changed in place. */
-    private readonly carried: Pick<SessionCarry, 'ledger' | 'nextSeq' | 'turn' | 'step'>,
+    private readonly views: OversizedViews,
+    private readonly seqs: SeqAllocator,
+    /** The carry's ledger and position, changed in place. */
+    private readonly carried: Pick<SessionCarry, 'ledger' | 'turn' | 'step'>,
   ) {}
 
   /** The live context, in order. */
@@ -39,9 +41,6 @@ export class SessionTranscript {
     return this.carried.ledger;
   }
 
-  allocateSeq(): number {
-    return this.carried.nextSeq++;
-  }
 
   /** A compaction's result becomes the live context. */
   adopt(ledger: LedgerEntry[]): void {
@@ -55,19 +54,19 @@ export class SessionTranscript {
    */
   async addReply(measure: MessageMeasure): Promise<void> {
     const entry = this.atCurrentStep(measure);
-    this.carried.ledger.push(this.oversized(entry) && patched(REPLY_VIEW_PATCH) ? await this.viewIfOversized(entry) : entry);
+    this.carried.ledger.push(this.oversized(entry) && patched(REPLY_VIEW_PATCH) ? await this.views.viewIfOversized(entry) : entry);
   }
 
   /** A tool result, already stored by the tool activity; one too big to fit enters as a view. */
   async addToolResult(measure: MessageMeasure): Promise<void> {
-    this.carried.ledger.push(await this.viewIfOversized(this.atCurrentStep(measure)));
+    this.carried.ledger.push(await this.views.viewIfOversized(this.atCurrentStep(measure)));
   }
 
   /** Stores `messages` under fresh seqs, then adds them to the context. */
   async store(messages: PlacedMessage[], claim?: StoreMessagesInput['claim']): Promise<void> {
     const measures = await this.storeMessages({
       sessionId: this.sessionId,
-      messages: messages.map(({ message }) => ({ seq: this.allocateSeq(), message })),
+      messages: messages.map(({ message }) => ({ seq: this.seqs.next(), message })),
       ...(claim === undefined ? {} : { claim }),
     });
     for (const [index, measure] of measures.entries()) {
@@ -77,7 +76,7 @@ export class SessionTranscript {
       // and shown as a view that read_output pages, like an oversized tool result; else it would end the session.
       // The patch is asked only for such text, so ordinary histories carry no marker for it.
       const oversizedUser = placed.message.role === 'user' && this.oversized(entry);
-      this.carried.ledger.push(oversizedUser && patched(USER_TEXT_VIEW_PATCH) ? await this.viewIfOversized(entry) : entry);
+      this.carried.ledger.push(oversizedUser && patched(USER_TEXT_VIEW_PATCH) ? await this.views.viewIfOversized(entry) : entry);
     }
   }
 
@@ -86,7 +85,6 @@ export class SessionTranscript {
   }
 
   private oversized(entry: LedgerEntry): boolean {
-    const settings = resolveCompactionSettings(this.input.contextWindow, this.input.compaction);
-    return settings.enabled && isOversized(entry, settings, settings.contextWindow);
+    return this.settings.enabled && isOversized(entry, this.settings, this.settings.contextWindow);
   }
 }
