@@ -87,8 +87,7 @@ setWorkflowOptions({ failureExceptionTypes: [Error] }, agentSession);
 async function takeStep(run: SessionRun): Promise<void> {
   run.beginStep();
   await run.manual.serveIfRequested();
-  const decision = run.compaction.decide(run.transcript.entries, CompactionRequest.auto, run.carry.step);
-  run.transcript.adopt((await run.compaction.carryOut(run.transcript.entries, decision, run.position())).ledger);
+  await run.compactContext(CompactionRequest.auto);
   const reply = await callModelWithinWindow(run);
   await run.recordReply(reply);
   // Every declared call gets its result, even after `finish`: an unanswered call would make an

@@ -21,6 +21,8 @@ export interface ModelCallParts {
   seqs: SeqAllocator;
   compaction: CompactionController;
   position(): SessionPosition;
+  /** Decides, carries out and adopts a compaction of the live context. */
+  compactContext(requestedBy: CompactionRequest): Promise<unknown>;
   /** Marks the session failed and returns the failure to throw. */
   fail(message: string, type: string, cause: Error): ApplicationFailure;
 }
@@ -49,8 +51,7 @@ export async function callModelWithinWindow(parts: ModelCallParts): Promise<Call
       if (!isContextOverflow(error)) throw error;
       const at = parts.position();
       if (overflows === 0) {
-        const decision = compaction.decide(transcript.entries, CompactionRequest.reactive, at.step);
-        transcript.adopt((await compaction.carryOut(transcript.entries, decision, at)).ledger);
+        await parts.compactContext(CompactionRequest.reactive);
       } else if (overflows === 1) {
         transcript.adopt((await compaction.truncateNow(transcript.entries, 'repeated_overflow', CompactionRequest.reactive, at)).ledger);
       } else {

@@ -247,11 +247,17 @@ export class SessionRun implements ToolCallRunner {
     if (this.compaction.running) throw refusedUpdate(`session ${this.sessionId} is already compacting`);
   }
 
-  private async compactManually() {
-    const decision = this.compaction.decide(this.transcript.entries, CompactionRequest.manual, this.carry.step);
-    const outcome = await this.compaction.carryOut(this.transcript.entries, decision, this.position());
+  /** Decides what to do about the live context (the pure policy), carries it out, and adopts the result (DESIGN §5). */
+  async compactContext(requestedBy: CompactionRequest) {
+    const at = this.position();
+    const decision = this.compaction.decide(this.transcript.entries, requestedBy, at.step);
+    const outcome = await this.compaction.carryOut(this.transcript.entries, decision, at);
     this.transcript.adopt(outcome.ledger);
     return { ...outcome, decision };
+  }
+
+  private compactManually() {
+    return this.compactContext(CompactionRequest.manual);
   }
 
   private answered(text: string, seq: number): void {
