@@ -3,7 +3,7 @@
  * results, summarize the older region, or truncate whole steps. Holds the breaker, the usage anchor
  * and the calibration. Workflow code: I/O goes through activities; the rules are in `src/policy`.
  */
-import { ActivityFailure, log, patched } from '@temporalio/workflow';
+import { ActivityFailure, patched } from '@temporalio/workflow';
 import { type CallModelResult, type SummarizeInput, type SummarizeResult, type ViewRequest } from '../activities/types';
 import {
   allowsAutoCompaction,
@@ -19,7 +19,6 @@ import {
   isOversized,
   oversizedView,
   rawContextTokens,
-  recordFailure,
   recordSuccess,
   toSeqRuns,
   verifyCompaction,
@@ -38,6 +37,7 @@ import {
 } from '../policy';
 import type { CompactionNotice } from '../session/state';
 import type { SessionActivities } from './activityOptions';
+import { recordCompactionFailure, type CompactionFailure } from './compactionFailure';
 import { CompactionRecord, type SessionPosition } from './compactionRecord';
 import type { CompactionCarry } from './sessionCarry';
 import type { SeqAllocator } from './seqAllocator';
@@ -204,10 +204,10 @@ export class CompactionController {
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       const why = `${error.activityType} failed: ${error.cause?.message ?? error.message}`;
-      return this.failed(ledger, decision, at, why, failureReason(error), role);
+      return this.failed(ledger, { decision, at, why, reason: failureReason(error), role });
     }
     const verdict = verifyCompaction(decision, applied);
-    if (!verdict.ok) return this.failed(verdict.adopt ? applied.ledger : ledger, decision, at, verdict.message, verdict.code, role);
+    if (!verdict.ok) return this.failed(verdict.adopt ? applied.ledger : ledger, { decision, at, why: verdict.message, reason: verdict.code, role });
     const wasOpen = this.carried.breaker.open;
     if (closesBreaker(decision, role)) this.carried.breaker = recordSuccess(this.carried.breaker);
     // The anchor described a context that no longer exists.
@@ -245,30 +245,12 @@ export class CompactionController {
    * A failed compaction counts on the breaker. When the request would now be too big anyway,
    * the oldest whole steps are dropped so no known-oversize request is ever sent.
    */
-  private async failed(ledger: LedgerEntry[], decision: CompactDecision, at: SessionPosition, why: string, reason: string, role: BreakerRole): Promise<CompactionOutcome> {
-    const wasOpen = this.carried.breaker.open;
-    if (!role.bypass) {
-      const failure = { step: at.step, coolDownSteps: this.settings.breakerCoolDownSteps, reason };
-      this.carried.breaker = recordFailure(this.carried.breaker, this.settings.breakerThreshold, role.graceful ? failure : undefined);
-    }
-    log.warn('compaction failed', { sessionId: this.sessionId, why, breaker: this.carried.breaker });
-    const notice = this.record.failed(
-      {
-        reason: decision.requestedBy,
-        strategy: decision.strategy,
-        tokensBefore: decision.estimateBefore,
-        tokensAfter: decision.estimateBefore,
-        coveredSeqs: [],
-        truncatedSeqs: [],
-        failed: why,
-        ...(role.halfOpen ? { halfOpenRetry: true } : {}),
-        ...(!wasOpen && this.carried.breaker.open ? { breaker: 'opened' as const } : {}),
-      },
-      at,
-    );
+  private async failed(ledger: LedgerEntry[], failure: CompactionFailure): Promise<CompactionOutcome> {
+    const notice = recordCompactionFailure(this.sessionId, this.carried, this.settings, this.record, failure);
     // The truncation, if any, has a notice of its own; the caller is told about the failure.
-    const cause = decision.requestedBy === CompactionRequest.reactive && patched(REACTIVE_FALLBACK_PATCH) ? 'reactive_compaction_failed' : 'cannot_compact';
-    return { ledger: (await this.truncateNow(ledger, cause, decision.requestedBy, at)).ledger, notice };
+    const { requestedBy } = failure.decision;
+    const cause = requestedBy === CompactionRequest.reactive && patched(REACTIVE_FALLBACK_PATCH) ? 'reactive_compaction_failed' : 'cannot_compact';
+    return { ledger: (await this.truncateNow(ledger, cause, requestedBy, failure.at)).ledger, notice };
   }
 
   private async truncate(ledger: LedgerEntry[], decision: TruncateDecision, at: SessionPosition): Promise<CompactionOutcome> {
