@@ -3,18 +3,19 @@
  * compaction, budget, approval gate, manual-compaction queue, workspace affinity — and the few
  * changes of state that belong to no single part (turns, answers, warnings, the end).
  */
-import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
-import { summarizeFailureDetails, type CallModelResult, type RunToolResult, type SummarizeInput, type SummarizeResult } from '../activities/types';
+import { allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
+import type { CallModelResult, RunToolResult } from '../activities/types';
 import { tooManyToolCallsNotice } from '../model/noticeFormat';
-import { cachePricesOf, CompactionRequest, resolveCompactionSettings, type CallSpend } from '../policy';
+import { cachePricesOf, CompactionRequest, resolveCompactionSettings } from '../policy';
 import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import { SessionOutcome, SessionStatus, type ToolCallRecord } from '../session/state';
 import { describeZodError } from '../session/validation';
 import { sessionActivities, type SessionActivities } from './activityOptions';
 import { ApprovalGate, refusedUpdate } from './approvalGate';
+import { billedSummaries } from './billedSummaries';
 import { SessionBudget } from './sessionBudget';
-import { CompactionController, LAND_WITH_ROOM_PATCH, type CompactionActivities } from './compactionController';
+import { CompactionController, LAND_WITH_ROOM_PATCH } from './compactionController';
 import { FleetAttributes } from './fleetAttributes';
 import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
@@ -61,7 +62,7 @@ export class SessionRun implements ToolCallRunner {
     this.seqs = new SeqAllocator(this.carry);
     this.compaction = new CompactionController(sessionId, input.model, settings, cachePricesOf(input.prices), compactionActivities, this.seqs, this.carry.compaction);
     this.transcript = new SessionTranscript(sessionId, settings, this.activities.storeMessages, this.compaction, this.seqs, this.carry);
-    this.manual = new ManualCompactionQueue(this.carry, () => this.compactManually(), () => this.carry.step);
+    this.manual = new ManualCompactionQueue(this.carry, () => this.compactContext(CompactionRequest.manual), () => this.carry.step);
     this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual, () => this.publish());
     this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.warnAndTell(warning, notice), this.carry.affinity);
   }
@@ -256,10 +257,6 @@ export class SessionRun implements ToolCallRunner {
     return { ...outcome, decision };
   }
 
-  private compactManually() {
-    return this.compactContext(CompactionRequest.manual);
-  }
-
   private answered(text: string, seq: number): void {
     this.carry.answer = { text, seq };
     this.carry.turnOpen = false;
@@ -281,28 +278,4 @@ export class SessionRun implements ToolCallRunner {
     this.carry.warnings.push(message);
     if (this.carry.warnings.length > WARNINGS_KEPT) this.carry.warnings.shift();
   }
-}
-
-/**
- * Summary calls are billed too: the spend ledger counts them apart from the agent's own, and the
- * compaction's notice carries what they cost (`onBilled`), priced where the ledger prices them.
- */
-function billedSummaries(
-  summarize: SessionActivities['summarize'],
-  budget: SessionBudget,
-  onBilled: (spend: CallSpend) => void,
-): CompactionActivities['summarize'] {
-  return async (request: SummarizeInput): Promise<SummarizeResult> => {
-    let result;
-    try {
-      result = await summarize(request);
-    } catch (error) {
-      // A rejected summary was answered, and billed, all the same (DESIGN §6 "Spend under crashes").
-      const spent = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? summarizeFailureDetails(error.cause.details?.[0]).spent : undefined;
-      if (spent) onBilled(budget.recordSummary(spent.usage, spent.calls, spent.possiblyBilledCalls));
-      throw error;
-    }
-    onBilled(budget.recordSummary(result.usage, result.calls, result.possiblyBilledCalls ?? 0));
-    return result;
-  };
 }
