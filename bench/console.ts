@@ -7,8 +7,8 @@
  */
 import { startConsole } from '../src/console/server';
 import { FLEET_PAGE_SIZE } from '../src/console/api';
-import type { Stack } from '../test/helpers/stack';
-import { eventually } from '../test/helpers/stack';
+import type { Stack } from '../harness/stack';
+import { eventually } from '../harness/stack';
 import { int, ratio, say, table, type BenchBody } from './lib/result';
 
 const SIZES = [50, 200] as const;

@@ -5,7 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Stack } from '../test/helpers/stack';
+import type { Stack } from '../harness/stack';
 import { int, say, table, type BenchBody } from './lib/result';
 import { renderContextChart } from '../src/chart/svgChart';
 import { runTokenSessions, TOKENS_WINDOW, type TokensRuns } from './tokens';

@@ -10,7 +10,7 @@
  */
 import { SIMULATOR_PRICE } from '../src/model/prices';
 import type { SummarizerBehaviour } from '../src/simulator/options';
-import type { Stack } from '../test/helpers/stack';
+import type { Stack } from '../harness/stack';
 import { runBehaviour, type CostRun, type Policy, type SessionShape, type WindowSetup } from './lib/costRun';
 import {
   cachedShare,

@@ -13,7 +13,7 @@ import { decide } from '../src/policy/decide';
 import type { DecideInput } from '../src/policy/decision';
 import type { LedgerEntry } from '../src/policy/ledger';
 import { resolveCompactionSettings } from '../src/policy/settings';
-import { seededRandom } from '../test/helpers/random';
+import { seededRandom } from '../harness/random';
 
 const SIZES = [1_000, 10_000, 100_000] as const;
 /** Minimum measuring time per size for `decide`, and minimum number of calls. */

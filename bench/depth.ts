@@ -10,7 +10,7 @@
  */
 import { temporal } from '@temporalio/proto';
 import { loadavg } from 'node:os';
-import type { Stack } from '../test/helpers/stack';
+import type { Stack } from '../harness/stack';
 import { int, num, ratio, say, table, type BenchBody } from './lib/result';
 
 const STEPS = 2_000;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { ChatMessage } from '../src/model/messages';
 import type { SummarizerBehaviour } from '../src/simulator/options';
 import type { ObservedRequest } from '../src/simulator/observer';
-import type { Stack } from '../test/helpers/stack';
+import type { Stack } from '../harness/stack';
 import { findAll, laterMessage, secondMessage, type Fact, type Found } from './lib/plantedFacts';
 import { PlantedSession } from './lib/plantedSession';
 import { int, num, say, table, type BenchBody } from './lib/result';

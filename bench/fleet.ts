@@ -15,8 +15,8 @@ import { listSessions, type SessionSummary } from '../src/client/sessionList';
 import { findTemporalCli } from '../src/devServer/temporalCli';
 import { WORKFLOW_TYPE } from '../src/session/definitions';
 import type { SessionState } from '../src/session/state';
-import { entryPoint, finished, spawnNode } from '../test/helpers/processes';
-import type { Stack } from '../test/helpers/stack';
+import { entryPoint, finished, spawnNode } from '../harness/processes';
+import type { Stack } from '../harness/stack';
 import { int, num, ratio, say, table, type BenchBody } from './lib/result';
 
 const run = promisify(execFile);

@@ -4,8 +4,8 @@
  * input) on the same dev server. Both talk to the strict simulator over HTTP.
  */
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
-import { runFoil } from '../test/foil/runFoil';
-import type { Stack } from '../test/helpers/stack';
+import { runFoil } from '../harness/foil/runFoil';
+import type { Stack } from '../harness/stack';
 import { int, kb, mb, ratio, say, table, type BenchBody } from './lib/result';
 
 const STEPS = 300;
@@ -40,7 +40,7 @@ export async function historyBench(stack: Stack): Promise<BenchBody> {
   });
   say(`agentd: ${agentd.result.outcome} after ${agentd.result.steps} steps, history ${int(agentd.bytes)} B in ${agentd.events} events (${agentd.runs} run)`);
 
-  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../test/foil/workflows'), logger: new DefaultLogger('WARN') });
+  const bundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../harness/foil/workflows'), logger: new DefaultLogger('WARN') });
   const foil = await runFoil(
     { address: stack.temporal.address, client: stack.client, bundle, workspaceRoot: stack.workspaceRoot },
     simulator,

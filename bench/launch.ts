@@ -10,8 +10,8 @@ import { temporal } from '@temporalio/proto';
 import { join } from 'node:path';
 import { startSimulator } from '../src/simulator/server';
 import { BUNDLE_PATH_ENV, DEFAULT_BUNDLE_PATH } from '../src/workflowBundle/prebuiltBundle';
-import type { Stack } from '../test/helpers/stack';
-import { startWorkerProcess } from '../test/helpers/workerProcess';
+import type { Stack } from '../harness/stack';
+import { startWorkerProcess } from '../harness/workerProcess';
 import { int, num, ratio, say, table, type BenchBody } from './lib/result';
 
 /** Launches of each kind, alternated so a slow minute on the machine hits both alike. */

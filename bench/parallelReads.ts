@@ -9,8 +9,8 @@ import { createModelClient } from '../src/model/client';
 import { startSimulator } from '../src/simulator/server';
 import { builtinTools, ToolRegistry } from '../src/tools/registry';
 import { ToolEffect } from '../src/tools/tool';
-import { sleepTool } from '../test/helpers/sleepTool';
-import type { Stack } from '../test/helpers/stack';
+import { sleepTool } from '../harness/sleepTool';
+import type { Stack } from '../harness/stack';
 import { int, ratio, say, table, type BenchBody } from './lib/result';
 
 const CALL_MS = 300;

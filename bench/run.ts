@@ -10,7 +10,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { startStack, type Stack } from '../test/helpers/stack';
+import { startStack, type Stack } from '../harness/stack';
 import { contextBench } from './context';
 import { costBench } from './cost';
 import { countingBench } from './counting';

@@ -7,9 +7,9 @@
 import { join } from 'node:path';
 import { compactNowUpdate } from '../src/session/definitions';
 import { startConsole } from '../src/console/server';
-import { launchChromium } from '../test/helpers/browser';
-import { repoRoot } from '../test/helpers/repo';
-import { eventually, startStack } from '../test/helpers/stack';
+import { launchChromium } from '../harness/browser';
+import { repoRoot } from '../harness/repo';
+import { eventually, startStack } from '../harness/stack';
 
 const WINDOW = 32_768;
 

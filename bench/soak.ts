@@ -9,9 +9,9 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { testPostgresUrl } from '../test/helpers/postgres';
-import { faultSeed } from '../test/helpers/random';
-import { describeSoak, lostIn, runSoak } from '../test/helpers/soak';
+import { testPostgresUrl } from '../harness/postgres';
+import { faultSeed } from '../harness/random';
+import { describeSoak, lostIn, runSoak } from '../harness/soak';
 import { int, say, table } from './lib/result';
 
 const COMMAND = 'eval "$(scripts/test-postgres.sh start)" && npm run bench:soak';

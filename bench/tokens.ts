@@ -3,7 +3,7 @@
  * against the same session with compaction switched off (`compaction.enabled: false`), which grows
  * until the strict simulator refuses a request as over the window.
  */
-import type { Stack } from '../test/helpers/stack';
+import type { Stack } from '../harness/stack';
 import type { CompactionNotice, SessionState } from '../src/session/state';
 import { totalRejected, type SimulatorStats } from '../src/simulator/stats';
 import { RequestLog } from './lib/requestLog';

@@ -4,7 +4,7 @@
 // resolves a known model's window and price itself (a session started by the stock CLI); both the
 // client and the workflow read this one table. Run after upgrading gpt-tokenizer:
 //   node scripts/gen-model-table.mjs
-// test/prices.test.ts fails while the committed table and gpt-tokenizer disagree.
+// test/unit/prices.test.ts fails while the committed table and gpt-tokenizer disagree.
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -5,7 +5,7 @@
  */
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { ENGINE_TUNING } from '../../src/worker/engineTuning';
-import type { Stack } from '../../test/helpers/stack';
+import type { Stack } from '../../harness/stack';
 import { floorActivities, type FloorActivities } from './activities';
 
 export interface FloorTiming {

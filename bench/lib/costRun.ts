@@ -11,7 +11,7 @@ import { createModelClient } from '../../src/model/client';
 import type { CompactionNotice, SessionState } from '../../src/session/state';
 import type { SummarizerBehaviour } from '../../src/simulator/options';
 import { startSimulator } from '../../src/simulator/server';
-import type { Stack } from '../../test/helpers/stack';
+import type { Stack } from '../../harness/stack';
 import { factsPresent, laterMessage, secondMessage } from './plantedFacts';
 import { PlantedSession } from './plantedSession';
 import { num, say } from './result';

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChatMessage } from '../../src/model/messages';
-import { forwardToLoopback, isChatCompletion, readAll, relayAnswer, serveOnLoopback } from '../../test/helpers/loopbackHttp';
+import { forwardToLoopback, isChatCompletion, readAll, relayAnswer, serveOnLoopback } from '../../harness/loopbackHttp';
 import { isSummarizationRequest } from '../../src/simulator/summarize';
 
 /** One answered chat completion. */

@@ -8,8 +8,9 @@ import type { ChatMessage } from '../model/messages';
 import { viewMarker } from '../model/viewFormat';
 import type { MessageMeasure } from '../policy/ledger';
 import type { ActivityDeps } from './deps';
-import { capText, measureOf } from './measure';
-import { byImportance, tellingLines, type TellingLine } from './memory/tellingLines';
+import { capText } from '../model/capText';
+import { measureOf } from './measure';
+import { byImportance, tellingLines, type TellingLine } from '../model/memory/tellingLines';
 import type { CutToolResultsInput, ViewRequest } from './types';
 
 export function createCutToolResults({ store }: ActivityDeps) {

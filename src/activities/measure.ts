@@ -18,7 +18,3 @@ export function measureOf(stored: StoredMessage): MessageMeasure {
   if (message.role === 'tool') measure.answers = message.tool_call_id;
   return measure;
 }
-
-export function capText(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars)}…`;
-}

@@ -10,7 +10,8 @@ import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
 import type { ActivityDeps } from './deps';
 import { withHeartbeat } from './heartbeat';
-import { capText, measureOf } from './measure';
+import { capText } from '../model/capText';
+import { measureOf } from './measure';
 import { writePatiently } from './patientStoreWrite';
 import { ANSWER_PREVIEW_CHARS, ERROR_LINE_CHARS, type RunToolInput, type RunToolResult } from './types';
 

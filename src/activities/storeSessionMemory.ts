@@ -9,7 +9,7 @@ import { fromSeqRuns } from '../policy/seqRuns';
 import type { TranscriptStore } from '../store/transcriptStore';
 import type { ActivityDeps } from './deps';
 import { measureOf } from './measure';
-import { buildSessionMemory, sessionMemoryMessage } from './sessionMemory';
+import { buildSessionMemory, sessionMemoryMessage } from '../model/sessionMemory';
 import type { StoreSessionMemoryInput } from './types';
 
 export async function writeSessionMemory(store: TranscriptStore, input: StoreSessionMemoryInput): Promise<MessageMeasure> {

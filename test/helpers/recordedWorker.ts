@@ -5,8 +5,8 @@
 import { createModelClient } from '../../src/model/client';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import type { SimulatorOptions } from '../../src/simulator/options';
-import { startRecordingProxy, type RecordingProxy } from './recordingProxy';
-import type { Stack } from './stack';
+import { startRecordingProxy, type RecordingProxy } from '../../harness/recordingProxy';
+import type { Stack } from '../../harness/stack';
 
 export async function withRecordedWorker<T>(
   stack: Stack,

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startDevServer, type DevServer } from '../../src/devServer/devServer';
 import { ensureTemporalCli } from '../../src/devServer/temporalCli';
-import type { TestTemporal, TestTemporalOptions } from './temporal';
+import type { TestTemporal, TestTemporalOptions } from '../../harness/temporal';
 
 export interface RestartableTemporal extends TestTemporal {
   /** Stops the server (SIGTERM, as `temporal server start-dev` gets on a restart), waits `downMs`, starts it again. */

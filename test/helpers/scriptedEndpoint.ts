@@ -3,7 +3,7 @@
  * the simulator has no habit of (a reply with 10,000 tool calls, a reply of megabytes). It keeps the
  * messages of every request it was sent.
  */
-import { readAll, serveOnLoopback, type LoopbackHttp } from './loopbackHttp';
+import { readAll, serveOnLoopback, type LoopbackHttp } from '../../harness/loopbackHttp';
 
 export interface SentMessage {
   role: string;

@@ -13,7 +13,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { indexedValueTypes } from '../../src/client/searchAttributeSetup';
-import { repoRoot } from './repo';
+import { repoRoot } from '../../harness/repo';
 
 /** The launcher the SDK runs; `fetch` and `run PORT` by hand too. */
 export const TEST_SERVER_LAUNCHER = join(repoRoot(), 'scripts', 'test-server.sh');

@@ -19,7 +19,7 @@ import { fromSeqRuns } from '../../src/policy/seqRuns';
 import { resolveCompactionSettings, type ResolvedCompactionSettings } from '../../src/policy/settings';
 import { stepSpans } from '../../src/policy/steps';
 import { verifyCompaction } from '../../src/policy/verifyCompaction';
-import { orphanProblem, pinnedProblem } from './builders';
+import { orphanProblem, pinnedProblem } from '../unit/policy/builders';
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries

@@ -1,0 +1,96 @@
+/**
+ * The engine tuning takes effect where that can be seen without a stopwatch: the dev server is
+ * started with every server setting (its command line, its SQLite file in WAL mode), the worker
+ * with every worker setting and the configured cache size; and the overhead bench's harness runs
+ * the bare floor and agentd side by side on a real stack.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { NativeConnection } from '@temporalio/worker';
+import { compareWithFloor } from '../../bench/overhead';
+import { readConfig } from '../../src/config';
+import { ConfigError } from '../../src/configError';
+import { DEFAULT_WORKFLOW_CACHE_SIZE, ENGINE_TUNING } from '../../src/worker/engineTuning';
+import { createModelClient } from '../../src/model/client';
+import { createBuiltinRegistry } from '../../src/tools/registry';
+import { createAgentWorker } from '../../src/worker';
+import { startStack, type Stack } from '../../harness/stack';
+
+/** The arguments a running process was started with, from /proc (Linux). */
+function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+}
+
+describe('engine tuning on a real stack', () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(async () => {
+    await stack?.stop();
+  });
+
+  test('the dev server runs with every server setting of the table', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
+    const { server } = stack.temporal;
+    const args = commandLine(server.pid);
+    for (const [key, value] of Object.entries(ENGINE_TUNING.server.dynamicConfig)) {
+      assert.equal(server.settings.dynamicConfig[key], value, `${key} is reported`);
+      assert.ok(args.includes(`${key}=${JSON.stringify(value)}`), `${key} is on the server's command line: ${args.join(' ')}`);
+    }
+    for (const [name, value] of Object.entries(ENGINE_TUNING.server.sqlitePragmas)) {
+      assert.equal(server.settings.sqlitePragmas[name], value);
+      assert.ok(args.includes(`${name}=${value}`), `pragma ${name} is on the server's command line`);
+    }
+    // The pragma was applied, not just passed: SQLite keeps a write-ahead log beside the file only in WAL mode.
+    assert.ok(existsSync(`${server.dbFile}-wal`), `${server.dbFile}-wal exists`);
+  });
+
+  test('createAgentWorker applies the worker settings and the cache size it is given', async () => {
+    const connection = await NativeConnection.connect({ address: stack.temporal.address });
+    try {
+      const deps = { store: stack.store, tools: createBuiltinRegistry(), workspaceRoot: stack.workspaceRoot, model: createModelClient({ baseURL: 'http://127.0.0.1:9' }) };
+      // A worker holds its connection until it has run and shut down, so each one runs briefly.
+      const tuned = await createAgentWorker({ connection, workflowBundle: stack.bundle, deps });
+      await tuned.runUntil(async () => {
+        assert.equal(tuned.options.maxCachedWorkflows, DEFAULT_WORKFLOW_CACHE_SIZE);
+        assert.equal(tuned.options.maxEagerActivityReservationsPerWorkflowTask, ENGINE_TUNING.worker.maxEagerActivityReservationsPerWorkflowTask);
+        assert.equal(tuned.options.reuseV8Context, ENGINE_TUNING.worker.reuseV8Context);
+      });
+      const small = await createAgentWorker({ connection, workflowBundle: stack.bundle, deps, workflowCacheSize: 7 });
+      await small.runUntil(async () => assert.equal(small.options.maxCachedWorkflows, 7));
+    } finally {
+      await connection.close();
+    }
+  });
+
+  test('the overhead harness runs both floors and agentd, same step shape, at a small scale', async () => {
+    const result = await compareWithFloor(stack, { singleSteps: 3, concurrent: 3, concurrentSteps: 2, rounds: 1 });
+    for (const floor of [result.single.floor, result.single.ioFloor]) assert.equal(floor.steps, 3);
+    for (const floor of [result.concurrent.floor, result.concurrent.ioFloor]) assert.equal(floor.steps, 6);
+    assert.ok(result.single.agentd.steps >= 3, `agentd ran its steps: ${result.single.agentd.steps}`);
+    assert.ok(result.concurrent.agentd.steps >= 6);
+    const { floor, agentd } = result.timelines;
+    assert.equal(floor.activities, 2 * floor.steps, 'the floor runs two activities per step');
+    assert.deepEqual(Object.keys(floor.activityRunMs).sort(), ['floorModel', 'floorTool']);
+    const { ioFloor } = result.timelines;
+    assert.equal(ioFloor.activities, 2 * ioFloor.steps, 'the I/O floor runs the same two activities per step');
+    // Its I/O is real: a reply from the fixed-reply endpoint and a tool result per step, in the store
+    // agentd uses (warm-up 2 steps, one session of 3, three of 2).
+    const ioRows = (await stack.store.sessions()).filter((session) => session.sessionId.startsWith('io-floor-'));
+    assert.equal(ioRows.reduce((sum, session) => sum + session.messages, 0), 2 * (2 + 3 + 6));
+    for (const type of ['callModel', 'runTool']) assert.ok(type in agentd.activityRunMs, `agentd ran ${type}`);
+    assert.ok(agentd.workflowTasks > agentd.steps && floor.workflowTasks > floor.steps);
+  });
+});
+
+describe('AGENTD_WORKFLOW_CACHE_SIZE', () => {
+  test('defaults, accepts 0 and sizes from 2, refuses the rest naming the variable', () => {
+    assert.equal(readConfig({}).workflowCacheSize, DEFAULT_WORKFLOW_CACHE_SIZE);
+    assert.equal(readConfig({ AGENTD_WORKFLOW_CACHE_SIZE: '0' }).workflowCacheSize, 0);
+    assert.equal(readConfig({ AGENTD_WORKFLOW_CACHE_SIZE: '250' }).workflowCacheSize, 250);
+    for (const bad of ['1', '-3', '2.5', 'many', '1000000']) {
+      assert.throws(() => readConfig({ AGENTD_WORKFLOW_CACHE_SIZE: bad }), (error: unknown) => error instanceof ConfigError && /AGENTD_WORKFLOW_CACHE_SIZE/.test(error.message), bad);
+    }
+  });
+});
