@@ -11,7 +11,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../src/worker/engineTuning';
+import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../src/config/engineTuning';
 import { startSimulator } from '../src/simulator/server';
 import { SessionStatus } from '../src/session/state';
 import type { Stack } from '../harness/stack';

@@ -1,7 +1,7 @@
 /** agentd's public API for code: start and steer sessions, run a worker, the session contract. */
 export { connectClient, newSessionId, SessionClient, type ClientSettings } from './client/sessionClient';
 export { resolveSessionInput, type SessionRequest } from './session/resolve';
-export { readConfig, type AgentdConfig } from './config';
+export { readConfig, type AgentdConfig } from './config/config';
 export { connectTemporal, connectTemporalNative, loadConnectionOptions } from './connection/connect';
 export { ConnectionSettingsError, describeConnection, resolveConnectionSettings, type ConnectionSettings } from './connection/options';
 export { AesGcmPayloadCodec, PayloadDecryptionError } from './codec/aesGcmCodec';

@@ -7,11 +7,11 @@ import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata, type Logger, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, createHostActivities, type ActivityDeps } from './activities';
 import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
-import { readConfig, usesSimulator, type AgentdConfig } from './config';
+import { readConfig, usesSimulator, type AgentdConfig } from './config/config';
 import { missingSearchAttributes, MissingSearchAttributesError } from './client/searchAttributeSetup';
 import { connectTemporalNative } from './connection/connect';
 import { describeConnection } from './connection/options';
-import { ENGINE_TUNING } from './worker/engineTuning';
+import { ENGINE_TUNING } from './config/engineTuning';
 import { createModelClient } from './model/client';
 import { hostTaskQueue, TASK_QUEUE } from './session/definitions';
 import { SIMULATOR_BANNER, startSimulator } from './simulator/server';
@@ -23,7 +23,7 @@ import type { TranscriptStore } from './store/transcriptStore';
 import { builtinTools, ToolRegistry } from './tools/registry';
 import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
 import { describeOptionalParts, optionalParts } from './worker/optionalParts';
-import { sandboxSettingsOf } from './worker/sandboxFromConfig';
+import { detectSandboxFromEnv, sandboxSettingsOf } from './worker/sandboxFromConfig';
 import { loadUserTools } from './tools/userTools';
 import { bundlePathFromEnv, checkPrebuiltBundle, WORKFLOWS_ENTRY } from './workflowBundle/prebuiltBundle';
 import { drainOnSignals, requestShutdown } from './worker/workerShutdown';
@@ -32,7 +32,8 @@ export interface AgentWorkerOptions {
   connection: NativeConnection;
   namespace?: string;
   taskQueue?: string;
-  deps: ActivityDeps;
+  /** What the activities use; without a command sandbox, the one this process's environment asks for. */
+  deps: WorkerActivityDeps;
   /**
    * A workflow bundle built by the caller (tests build it once per file); otherwise the one
    * `npm run build` wrote, or, when that is missing or stale, the worker bundles at start.
@@ -49,6 +50,12 @@ export interface AgentWorkerOptions {
   workflowCacheSize?: number;
 }
 
+export type WorkerActivityDeps = Omit<ActivityDeps, 'commandSandbox'> & Partial<Pick<ActivityDeps, 'commandSandbox'>>;
+
+function withCommandSandbox(deps: WorkerActivityDeps): ActivityDeps {
+  return { ...deps, commandSandbox: deps.commandSandbox ?? detectSandboxFromEnv() };
+}
+
 export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   return Worker.create({
     ...ENGINE_TUNING.worker,
@@ -57,7 +64,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? TASK_QUEUE,
     ...workflowCode(options),
-    activities: createActivities(options.deps),
+    activities: createActivities(withCommandSandbox(options.deps)),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),
@@ -80,7 +87,7 @@ export function createHostWorker(options: AgentWorkerOptions & { hostTaskQueue: 
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.hostTaskQueue,
-    activities: createHostActivities(options.deps),
+    activities: createHostActivities(withCommandSandbox(options.deps)),
     ...(options.identity ? { identity: `${options.identity}/host` } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),

@@ -4,7 +4,7 @@
  * (no-op activities) or with the least I/O a step needs (ioFloorActivities).
  */
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { ENGINE_TUNING } from '../../src/worker/engineTuning';
+import { ENGINE_TUNING } from '../../src/config/engineTuning';
 import type { Stack } from '../../harness/stack';
 import { floorActivities, type FloorActivities } from './activities';
 

@@ -15,8 +15,8 @@ export interface ActivityDeps {
   extraTools?: SessionToolSource;
   /** Folder under which each session gets a workspace of its own. */
   workspaceRoot: string;
-  /** How run_command runs; when left out, detected from the environment (bubblewrap, or refused). */
-  commandSandbox?: CommandSandbox;
+  /** How run_command runs (bubblewrap, or refused): the worker's choice, from its config. */
+  commandSandbox: CommandSandbox;
   /**
    * This worker's host and the queue its workspace activities are polled on. Without a host queue
    * (a lone worker embedded in a test or program), sessions keep their tool calls on TASK_QUEUE.

@@ -1,7 +1,6 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
 import { messageText } from '../model/messageText';
 import type { ToolCall } from '../model/messages';
-import { detectSandboxFromEnv } from '../worker/sandboxFromConfig';
 import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import { runToolCall } from '../tools/runToolCall';
@@ -24,7 +23,7 @@ interface ToolMeta {
 
 export function createRunTool(deps: ActivityDeps) {
   const { store, workspaceRoot } = deps;
-  const sandbox = deps.commandSandbox ?? detectSandboxFromEnv();
+  const sandbox = deps.commandSandbox;
   /** Runs the call; a tool that crashes is news for the model, not a reason to end the session. */
   async function execute(tools: ToolRegistry, input: RunToolInput, call: ToolCall, meta: ToolMeta): Promise<string> {
     const workspace = await ensureWorkspace(workspaceRoot, input.sessionId);

@@ -1,6 +1,6 @@
 /** Command-line parsing shared by the commands: node's parseArgs, with errors that name the flag. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { readConfig, type AgentdConfig } from '../config';
+import { readConfig, type AgentdConfig } from '../config/config';
 import { resolveConnectionSettings, type ConnectionFlags } from '../connection/options';
 import { UsageError } from './command';
 

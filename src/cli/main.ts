@@ -2,7 +2,8 @@
 import { ENCRYPTION_ENV, EncryptionSettingsError } from '../codec/encryptionKeys';
 import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
-import { ConfigError } from '../configError';
+import { StoreSettingError } from '../store/storeSetting';
+import { ConfigError } from '../config/configError';
 import { ExitCode, UsageError, type Command } from './command';
 import { printable } from './printable';
 
@@ -121,7 +122,8 @@ function isSettingsError(error: unknown): error is Error {
     error instanceof SessionInputError ||
     error instanceof ConfigError ||
     error instanceof ConnectionSettingsError ||
-    error instanceof EncryptionSettingsError
+    error instanceof EncryptionSettingsError ||
+    error instanceof StoreSettingError
   );
 }
 

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ENGINE_TUNING } from '../worker/engineTuning';
+import { ENGINE_TUNING } from '../config/engineTuning';
 import { devServerSearchAttributeArgs } from '../session/searchAttributes';
 import { temporalCliEnv } from './cliEnv';
 import { freePort } from './freePort';

@@ -5,7 +5,6 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from '../configError';
 
 const StoreSettingSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('sqlite'), file: z.string().min(1) }),
@@ -14,6 +13,11 @@ const StoreSettingSchema = z.discriminatedUnion('kind', [
 export type StoreSetting = z.infer<typeof StoreSettingSchema>;
 
 const POSTGRES_URL = /^postgres(ql)?:\/\//i;
+
+/** AGENTD_STORE cannot be used; the message names the variable and shows the value without its password. */
+export class StoreSettingError extends Error {
+  override readonly name = 'StoreSettingError';
+}
 
 /**
  * Reads the raw AGENTD_STORE value; `defaultFile` applies when it is unset or blank. A relative
@@ -27,7 +31,7 @@ export function parseStoreSetting(raw: string | undefined, defaultFile: string):
     const url = new URL(value);
     if (!url.hostname && !url.searchParams.has('host')) throw new Error('no host');
   } catch (cause) {
-    throw new ConfigError(`AGENTD_STORE: not a valid PostgreSQL URL (${redactStoreUrl(value)})`, { cause });
+    throw new StoreSettingError(`AGENTD_STORE: not a valid PostgreSQL URL (${redactStoreUrl(value)})`, { cause });
   }
   return { kind: 'postgres', url: value };
 }

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { usesSimulator, type AgentdConfig } from '../config';
+import { usesSimulator, type AgentdConfig } from '../config/config';
 import { findOnPath } from '../devServer/findExecutable';
 import { SandboxKind, type CommandSandbox } from '../tools/sandbox';
 

@@ -202,6 +202,9 @@ describe('command lines', () => {
       assert.doesNotMatch(answer.stderr, /cannot reach the Temporal server/);
       console.log(`agentd ${args.join(' ')}: exit 2 in ${tookMs} ms`);
     }
+    const badStore = await finished(spawnNode(entryPoint('cli/main'), ['transcript', 'x'], { ...noServer, AGENTD_STORE: 'postgres://[bad' }));
+    assert.equal(badStore.code, 2, badStore.stderr);
+    assert.match(badStore.stderr, /AGENTD_STORE: not a valid PostgreSQL URL/);
   });
 
   it('exits 3 for a session that does not exist and 4 when the server is unreachable', async () => {

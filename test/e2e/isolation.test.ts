@@ -52,7 +52,7 @@ describe('isolation in a session', () => {
       modelBaseURL: simulator.baseURL,
     });
     const attempts = [
-      ['write_file', { path: '../../escape.txt', content: 'out' }],
+      ['write_file', { path: '../escape.txt', content: 'out' }],
       ['read_file', { path: join(outside, 'secret.txt') }],
       ['run_command', { command: `ln -s ${join(outside, 'secret.txt')} secret-link && ln -s ${outside} out-dir && echo linked` }],
       ['read_file', { path: 'secret-link' }],

@@ -23,6 +23,7 @@ import type { ToolContext } from '../../src/tools/tool';
 import { eventually, startStack, type Stack } from '../../harness/stack';
 import { toolResults } from '../../harness/transcriptChecks';
 import { SandboxKind } from '../../src/tools/sandbox';
+import { detectSandboxFromEnv } from '../../src/worker/sandboxFromConfig';
 
 /** MCP tools run no shell commands themselves; run_command's sandbox does not apply to them. */
 const NO_COMMANDS = { kind: SandboxKind.refused, reason: 'not used by MCP tools' } as const;
@@ -131,7 +132,7 @@ describe('MCP servers as tool sources', () => {
           'Use the MCP tools.',
           '[sim call fs__write_file {"path":"notes.txt","content":"written through MCP"}]',
           `[sim call fs__read_text_file {"path":${JSON.stringify(join(workspace, 'notes.txt'))}}]`,
-          '[sim call fs__read_text_file {"path":"../../other-session/secret.txt"}]',
+          '[sim call fs__read_text_file {"path":"../other-session/secret.txt"}]',
           '[sim call everything__get-sum {"a":2,"b":40}]',
           '[sim call web__echo {"message":"over streamable http"}]',
         ].join('\n');
@@ -302,6 +303,7 @@ describe('MCP servers as tool sources', () => {
       tools: createBuiltinRegistry(),
       extraTools: hub,
       workspaceRoot: stack.workspaceRoot,
+      commandSandbox: detectSandboxFromEnv(),
     };
     const activities = createActivities(deps);
     try {

@@ -65,7 +65,7 @@ async function eventuallyNone(needle: string, withinMs: number): Promise<number[
 }
 
 describe('file tools refuse paths outside the workspace', skipWithoutBubblewrap(sandbox), () => {
-  test('../../ and absolute paths are refused for read and write; the file outside is untouched', async () => {
+  test('../ and absolute paths are refused for read and write; the file outside is untouched', async () => {
     const relativeOut = path.relative(workspace, path.join(outside, 'secret.txt'));
     for (const target of [relativeOut, path.join(outside, 'secret.txt'), '/etc/passwd', 'a/../../x']) {
       assert.match((await call('read_file', { path: target })).output, /^error: path .* is outside the workspace$/);

@@ -16,6 +16,7 @@ import { TASK_QUEUE } from '../../src/session/definitions';
 import { startSimulator } from '../../src/simulator/server';
 import { createBuiltinRegistry } from '../../src/tools/registry';
 import { SessionFault } from '../../src/workflows/agentSession';
+import { detectSandboxFromEnv } from '../../src/worker/sandboxFromConfig';
 import { startStack, type Stack } from '../../harness/stack';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -38,6 +39,7 @@ describe('a fault in the workflow code', () => {
         model: createModelClient({ baseURL: simulator.baseURL }),
         tools: createBuiltinRegistry(),
         workspaceRoot: stack.workspaceRoot,
+        commandSandbox: detectSandboxFromEnv(),
       });
       const olderCallModel: typeof activities.callModel = async (input) => {
         const { measure: _left, ...rest } = await activities.callModel(input);

@@ -15,7 +15,7 @@ import { parseSessionInput, SessionInputError } from '../../src/session/input';
 import { archivedKey } from '../../src/store/transcriptStore';
 import { agentdOn, startStack, type Stack } from '../../harness/stack';
 
-const BAD_IDS = ['../../escape1', '..', '.', 'a/b', 'x'.repeat(300), '-leading-dash', 'white space', 'nul\0byte'];
+const BAD_IDS = ['../escape1', '..', '.', 'a/b', 'x'.repeat(300), '-leading-dash', 'white space', 'nul\0byte'];
 
 function userTexts(rows: ReadonlyArray<{ message: { role: string; content?: unknown } }>): string[] {
   return rows.filter((row) => row.message.role === 'user').map((row) => String(row.message.content));
@@ -116,7 +116,7 @@ describe('session ids are used once', () => {
     for await (const execution of started) assert.ok(!BAD_IDS.includes(execution.workflowId), `${execution.workflowId} was started`);
 
     await stack.withWorker({}, async () => {
-      for (const bad of ['../../escape1', '..', 'x'.repeat(300)]) {
+      for (const bad of ['../escape1', '..', 'x'.repeat(300)]) {
         const handle = await stack.client.workflow.start(WORKFLOW_TYPE, {
           taskQueue: TASK_QUEUE,
           workflowId: bad,

@@ -215,7 +215,7 @@ describe('model simulator', () => {
     await withSim({}, async (_sim, client) => {
       const task = [
         'Probe the tools. [sim steps=4]',
-        '[sim call read_file {"path":"../../outside.txt"}]',
+        '[sim call read_file {"path":"../outside.txt"}]',
         '[sim call run_command {"command":"echo [1,2]"}]',
       ].join('\n');
       const calls = await runTurn(client, [SYSTEM, { role: 'user', content: task }]);
@@ -223,7 +223,7 @@ describe('model simulator', () => {
         calls.map((call) => call.name),
         ['read_file', 'run_command', 'list_files', 'write_file', 'finish'],
       );
-      assert.deepEqual(calls[0]?.args, { path: '../../outside.txt' });
+      assert.deepEqual(calls[0]?.args, { path: '../outside.txt' });
       assert.deepEqual(calls[1]?.args, { command: 'echo [1,2]' }, 'brackets inside the JSON arguments survive');
       assert.deepEqual(calls.map((call) => stepOfCallId(call.id)), [1, 2, 3, 4, 5]);
       assert.doesNotMatch(String(calls[4]?.args['answer']), /sim call/);

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readConfig } from '../../src/config';
+import { readConfig } from '../../src/config/config';
 import { McpConfigError, parseMcpServers, readMcpServers } from '../../src/mcp/config';
 import { mcpToolName } from '../../src/mcp/toolName';
 import { startSimulator } from '../../src/simulator/server';

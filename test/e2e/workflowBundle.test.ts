@@ -85,9 +85,9 @@ describe('prebuilt workflow bundle', () => {
   it('the fingerprint follows every file the entry requires, and only those', async () => {
     const root = join(dir, 'sources');
     await mkdir(join(root, 'lib'), { recursive: true });
-    await writeFile(join(root, 'index.js'), 'const a = require("../a");\nconst lib = require("../lib");\nrequire("zod");\n');
+    await writeFile(join(root, 'index.js'), 'const a = require("./a");\nconst lib = require("./lib");\nrequire("zod");\n');
     await writeFile(join(root, 'a.js'), 'exports.a = 1;\n');
-    await writeFile(join(root, 'lib', 'index.js'), 'exports.lib = require("../../a");\n');
+    await writeFile(join(root, 'lib', 'index.js'), 'exports.lib = require("../a");\n');
     await writeFile(join(root, 'unused.js'), 'exports.unused = 1;\n');
     const first = workflowSources(join(root, 'index.js'), root);
     assert.deepEqual(first.files, ['a.js', 'index.js', join('lib', 'index.js')]);

@@ -1,8 +1,8 @@
 /** Settings from the environment: the embedded defaults, and errors that name the bad variable. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readConfig, usesSimulator } from '../../src/config';
-import { ConfigError } from '../../src/configError';
+import { readConfig, usesSimulator } from '../../src/config/config';
+import { ConfigError } from '../../src/config/configError';
 
 describe('readConfig', () => {
   it('falls back to the embedded defaults: local dev server, simulator, 600 s model requests', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as openaiModels from 'gpt-tokenizer/models.gen';
 import { resolveSessionInput } from '../../src/session/resolve';
-import { readConfig } from '../../src/config';
+import { readConfig } from '../../src/config/config';
 import { knownContextWindow } from '../../src/model/knownModels';
 import { MODEL_TABLE } from '../../src/model/modelTable.gen';
 import { knownPrice, SIMULATOR_PRICE, tokenizerPrice } from '../../src/model/prices';

@@ -6,7 +6,7 @@ import { Connection } from '@temporalio/client';
 import { join } from 'node:path';
 import { connectClient, SessionClient } from '../../client/sessionClient';
 import { resolveSessionInput } from '../../session/resolve';
-import { usesSimulator, type AgentdConfig } from '../../config';
+import { usesSimulator, type AgentdConfig } from '../../config/config';
 import { loadConnectionOptions } from '../../connection/connect';
 import { describeConnection } from '../../connection/options';
 import { startDevServer, type DevServer } from '../../devServer/devServer';

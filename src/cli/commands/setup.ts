@@ -1,6 +1,6 @@
 /** `agentd setup`: gets the Temporal CLI ready (installing it once when missing) and says where. */
 import { ensureTemporalCli } from '../../devServer/temporalCli';
-import { readConfig, usesSimulator } from '../../config';
+import { readConfig, usesSimulator } from '../../config/config';
 import { describeStore } from '../../store/storeSetting';
 import { describeOptionalParts, optionalParts } from '../../worker/optionalParts';
 import { sandboxSettingsOf } from '../../worker/sandboxFromConfig';

@@ -1,5 +1,5 @@
 /** `agentd transcript <id>`: the session's messages as stored (the claim-check store, not Temporal). */
-import { readConfig } from '../../config';
+import { readConfig } from '../../config/config';
 import type { ChatMessage } from '../../model/messages';
 import { openStore } from '../../store/openStore';
 import { ExitCode, type Command } from '../command';

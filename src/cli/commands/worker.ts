@@ -1,5 +1,5 @@
 /** `agentd worker`: runs a worker until Ctrl-C/SIGTERM, which lets running activities finish first. */
-import { usesSimulator } from '../../config';
+import { usesSimulator } from '../../config/config';
 import { McpConfigError } from '../../mcp/config';
 import { ToolModuleError } from '../../tools/userTools';
 import { installWorkerLogging, startWorkerFromConfig } from '../../worker';

@@ -5,15 +5,15 @@
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys';
+import { readEncryptionKeys, type EncryptionKeys } from '../codec/encryptionKeys';
 import { ConfigError } from './configError';
-import { DEFAULT_WORKFLOW_CACHE_SIZE } from './worker/engineTuning';
-import { resolveConnectionSettings, type ConnectionSettings } from './connection/options';
-import { SIMULATOR_MODEL } from './model/knownModels';
-import { type CommandLimits, DEFAULT_COMMAND_LIMITS } from './tools/sandbox';
-import { PriceOverridesSchema, type PriceOverrides } from './model/prices';
-import { DEFAULT_MAX_USER_TEXT_BYTES, MAX_USER_TEXT_BYTES_CEILING } from './session/limits';
-import { parseStoreSetting, type StoreSetting } from './store/storeSetting';
+import { DEFAULT_WORKFLOW_CACHE_SIZE } from './engineTuning';
+import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
+import { SIMULATOR_MODEL } from '../model/knownModels';
+import { type CommandLimits, DEFAULT_COMMAND_LIMITS } from '../tools/sandbox';
+import { PriceOverridesSchema, type PriceOverrides } from '../model/prices';
+import { DEFAULT_MAX_USER_TEXT_BYTES, MAX_USER_TEXT_BYTES_CEILING } from '../session/limits';
+import { parseStoreSetting, type StoreSetting } from '../store/storeSetting';
 
 export interface AgentdConfig {
   /** Address, namespace, TLS and API key of the Temporal cluster (TEMPORAL_* variables, `--address`… flags). */
