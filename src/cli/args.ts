@@ -17,7 +17,7 @@ export const CONNECTION_OPTIONS = {
   'api-key-file': { type: 'string' },
 } as const satisfies Options;
 
-export const CONNECTION_HELP = `Connection (flags override the environment; README "Deploying"):
+export const CONNECTION_HELP = `Connection (flags override the environment; docs/guide/deploy.md):
   --address HOST:PORT       Temporal frontend (env TEMPORAL_ADDRESS, default 127.0.0.1:7233)
   --namespace NAME          Temporal namespace (env TEMPORAL_NAMESPACE, default "default")
   --tls-cert PATH           mTLS client certificate, PEM (env TEMPORAL_TLS_CLIENT_CERT_PATH)

@@ -164,7 +164,7 @@ function mentionsSearchAttributes(error: unknown): boolean {
 }
 
 export interface StartOptions {
-  /** The id to start under; default `agent-<random>`. Rules: `session/sessionId.ts` (README, Session ids). */
+  /** The id to start under; default `agent-<random>`. Rules: `session/sessionId.ts` (docs/guide/run-a-session.md, Session ids). */
   sessionId?: string;
   /** Take over the id of a closed session (never a running one); without it a used id is refused. */
   replaceClosed?: boolean;

@@ -1,6 +1,6 @@
 /**
  * Determinism: recorded histories replay against today's workflow code. A failure here means a
- * change altered command order; guard it with `patched()` (README, "Changing workflow code").
+ * change altered command order; guard it with `patched()` (docs/guide/development.md, "Changing workflow code safely").
  * Record a new fixture with AGENTD_RECORD_HISTORIES=1. Fixtures are binary protobuf: the JSON form
  * needs the SDK's protobufjs instance, which npm installs twice here.
  */

@@ -25,7 +25,7 @@ The input is validated before anything is sent; a bad field is named and nothing
   --max-tool-calls N       tool calls of one model reply that run; the model is told of the rest (default 32, at most 500)
   --workspace-failover SECS  move to a fresh workspace on another host when the workspace's host
                            takes no tool call for this long (default 300)
-  --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (README, Compaction)
+  --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (docs/guide/compaction.md)
   --id ID                  session id (default agent-<random>): letters, digits, '.', '_', '-', starting
                            with a letter or digit, at most 128 characters; an id already used is refused
   --replace-closed         with --id: take over the id of a session that has ended (its transcript is
