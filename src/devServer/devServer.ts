@@ -6,16 +6,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ENGINE_TUNING } from '../config/engineTuning';
-import { devServerSearchAttributeArgs } from '../session/searchAttributes';
 import { temporalCliEnv } from './cliEnv';
+import { DevServerError } from './devServerError';
 import { freePort } from './freePort';
-import { probeServer } from './health';
-import { OutputTail, fileTail, indentedBlock } from './outputTail';
+import { OutputTail, fileTail } from './outputTail';
 import { dieWithParent } from './parentDeath';
+import { keepPrivate, PRIVATE_FILE, withPrivateUmask } from './privateFiles';
+import { delay, NotReady, notReadyError, waitUntilReady } from './readiness';
+import { DEFAULT_NAMESPACE, serverArgs, serverDynamicConfig, serverPragmas, validate } from './serverArgs';
 import { findTemporalCli } from './temporalCli';
-
-export { freePort } from './freePort';
 
 export interface DevServerOptions {
   /** SQLite file holding all server state; reusing it across starts keeps workflows. Parent folder is created. */
@@ -49,7 +48,7 @@ export interface DevServerSettings {
   readonly sqlitePragmas: Readonly<Record<string, string>>;
 }
 
-interface DevServerExit {
+export interface DevServerExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
@@ -71,58 +70,10 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-export const DevServerErrorCode = {
-  /** No Temporal CLI found; see ensureTemporalCli. */
-  cliMissing: 'cli-missing',
-  invalidOptions: 'invalid-options',
-  /** The binary could not be executed at all. */
-  spawnFailed: 'spawn-failed',
-  /** A port the server needs is taken by another process. */
-  portInUse: 'port-in-use',
-  /** The server exited before it was ready. */
-  exitedEarly: 'exited-early',
-  /** The server kept running but never answered the health check in time. */
-  readyTimeout: 'ready-timeout',
-} as const;
-export type DevServerErrorCode = (typeof DevServerErrorCode)[keyof typeof DevServerErrorCode];
-
-export class DevServerError extends Error {
-  override readonly name = 'DevServerError';
-  /** For 'port-in-use': the port that was taken, when the server's log names it. */
-  readonly port?: number;
-
-  constructor(
-    readonly code: DevServerErrorCode,
-    message: string,
-    options?: ErrorOptions & { readonly port?: number },
-  ) {
-    super(message, options);
-    if (options?.port !== undefined) this.port = options.port;
-  }
-}
-
 const DEFAULT_IP = '127.0.0.1';
-const DEFAULT_NAMESPACE = 'default';
-const DEFAULT_READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
-const POLL_INTERVAL_MS = 200;
-const PROBE_TIMEOUT_MS = 3_000;
 /** Tries when we picked the port ourselves: another process may grab it between pick and bind. */
 const PICKED_PORT_ATTEMPTS = 3;
-
-/** Dynamic config we always set: the version check phones home, and there is no outside network. */
-const FIXED_DYNAMIC_CONFIG = { 'frontend.enableServerVersionCheck': false } as const;
-
-/** The dynamic config a server started with `options` runs with: the tuning, the caller's, then ours. */
-export function serverDynamicConfig(options: Pick<DevServerOptions, 'dynamicConfig'>): Record<string, string | number | boolean> {
-  // Ours last so a caller cannot turn the version check (and its network call) back on.
-  return { ...ENGINE_TUNING.server.dynamicConfig, ...options.dynamicConfig, ...FIXED_DYNAMIC_CONFIG };
-}
-
-/** The SQLite pragmas a server started with `options` runs with: the tuning, then the caller's. */
-export function serverPragmas(options: Pick<DevServerOptions, 'sqlitePragmas'>): Record<string, string> {
-  return { ...ENGINE_TUNING.server.sqlitePragmas, ...options.sqlitePragmas };
-}
 
 /** Starts a dev server and resolves once it serves the namespace; rejects with DevServerError. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
@@ -166,23 +117,6 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
 }
 
-const PRIVATE_FOLDER = 0o700;
-const PRIVATE_FILE = 0o600;
-
-/**
- * The server's database holds every activity input (task text, user messages) and its log may quote
- * them: their folders are created 0700, and files an earlier run left readable to others are made
- * 0600. The server creates the database itself (an empty file it did not create fails its schema
- * set-up), so it runs under umask 077 too; SQLite gives the -wal and -shm files the database's mode.
- */
-export function keepPrivate(dbFile: string, logFile: string | undefined): void {
-  const written = logFile === undefined ? [dbFile] : [dbFile, logFile];
-  for (const file of written) fs.mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_FOLDER });
-  for (const file of [...written, `${dbFile}-wal`, `${dbFile}-shm`]) {
-    if (fs.existsSync(file)) fs.chmodSync(file, PRIVATE_FILE);
-  }
-}
-
 function isExecutable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
@@ -192,13 +126,7 @@ function isExecutable(file: string): boolean {
   }
 }
 
-/** The command run by a POSIX shell that sets umask 077 first, then execs it (same pid, same signals). */
-function withPrivateUmask(command: string, args: readonly string[]): [string, string[]] {
-  if (process.platform === 'win32') return [command, [...args]];
-  return ['/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', command, ...args]];
-}
-
-interface LaunchOptions extends DevServerOptions {
+export interface LaunchOptions extends DevServerOptions {
   readonly cli: string;
   readonly ip: string;
   readonly dbFile: string;
@@ -254,23 +182,6 @@ async function launch(options: LaunchOptions): Promise<DevServer> {
   return { address, ...(uiUrl === undefined ? {} : { uiUrl }), dbFile: options.dbFile, namespace, settings, pid, exited, stop };
 }
 
-function serverArgs(options: LaunchOptions, namespace: string): string[] {
-  const args = ['server', 'start-dev', '--ip', options.ip, '--port', String(options.port)];
-  args.push('--db-filename', options.dbFile, '--log-level', 'warn');
-  if (options.uiPort === undefined) args.push('--headless');
-  else args.push('--ui-port', String(options.uiPort));
-  if (namespace !== DEFAULT_NAMESPACE) args.push('--namespace', namespace);
-  // Registered at every start (the CLI skips those the database already has), so sessions can be listed by them.
-  args.push(...devServerSearchAttributeArgs());
-  for (const [name, value] of Object.entries(serverPragmas(options))) args.push('--sqlite-pragma', `${name}=${value}`);
-  const dynamicConfig = serverDynamicConfig(options);
-  for (const [key, value] of Object.entries(dynamicConfig)) {
-    // The CLI parses each value as JSON, so strings need their quotes.
-    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
-  }
-  return args;
-}
-
 /** Where the server's output goes: a log file the child writes itself, or pipes into a bounded tail. */
 function captureOutput(logFile: string | undefined) {
   if (logFile !== undefined) {
@@ -309,82 +220,6 @@ function spawned(child: ChildProcess, cli: string): Promise<void> {
   });
 }
 
-/** Why the readiness wait gave up; turned into a DevServerError once the output tail is known. */
-class NotReady extends Error {
-  constructor(
-    readonly reason: 'exited' | 'timeout',
-    readonly exit?: DevServerExit,
-  ) {
-    super(reason);
-  }
-}
-
-interface ReadyWait {
-  readonly cli: string;
-  readonly address: string;
-  readonly namespace: string;
-  readonly exited: Promise<DevServerExit>;
-  readonly started: number;
-  readonly readyTimeoutMs?: number;
-}
-
-async function waitUntilReady(wait: ReadyWait): Promise<void> {
-  const deadline = wait.started + (wait.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS);
-  let exit: DevServerExit | undefined;
-  const abort = new AbortController();
-  const exitedFirst = wait.exited.then((info) => {
-    exit = info;
-    abort.abort();
-    return false;
-  });
-  try {
-    for (;;) {
-      if (exit !== undefined) throw new NotReady('exited', exit);
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new NotReady('timeout');
-      const probe = probeServer({
-        cli: wait.cli,
-        address: wait.address,
-        namespace: wait.namespace,
-        timeoutMs: Math.min(PROBE_TIMEOUT_MS, remaining),
-        signal: abort.signal,
-      });
-      if (await Promise.race([probe, exitedFirst])) return;
-      await Promise.race([delay(Math.min(POLL_INTERVAL_MS, Math.max(deadline - Date.now(), 0))), exitedFirst]);
-    }
-  } finally {
-    abort.abort();
-  }
-}
-
-function notReadyError(err: NotReady, options: LaunchOptions, address: string, tail: string): DevServerError {
-  const logHint = options.logFile === undefined ? '' : ` (full log: ${options.logFile})`;
-  const shown = indentedBlock(`Last server output${logHint}:`, tail);
-  const inUse = tail.split('\n').find((line) => /address already in use|bind:/i.test(line));
-  if (inUse !== undefined) {
-    // e.g. `can't set UI port 8233: listen tcp 127.0.0.1:8233: bind: address already in use`
-    const taken = /listen tcp (\S+):(\d+): bind/.exec(inUse);
-    const what = taken === null ? 'a port it needs' : `${taken[1]}:${taken[2]}`;
-    const which = /\bUI port\b/.test(inUse) ? ' (Web UI)' : '';
-    return new DevServerError(
-      'port-in-use',
-      `The Temporal dev server for ${address} could not start: ${what}${which} is already in use ` +
-        `(another Temporal server?). Pick another port or stop the other process.${shown}`,
-      { cause: err, ...(taken === null ? {} : { port: Number(taken[2]) }) },
-    );
-  }
-  if (err.reason === 'exited') {
-    const how = err.exit?.signal != null ? `was killed by ${err.exit.signal}` : `exited with code ${err.exit?.code}`;
-    return new DevServerError('exited-early', `The Temporal dev server ${how} before it was ready.${shown}`, { cause: err });
-  }
-  const waited = ((options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS) / 1000).toFixed(0);
-  return new DevServerError(
-    'ready-timeout',
-    `The Temporal dev server on ${address} did not become ready within ${waited} s; it was stopped.${shown}`,
-    { cause: err },
-  );
-}
-
 /** SIGTERM, a grace period for SQLite to be flushed and closed, then SIGKILL. */
 async function terminate(child: ChildProcess, exited: Promise<DevServerExit>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -401,36 +236,9 @@ async function terminate(child: ChildProcess, exited: Promise<DevServerExit>): P
   }
 }
 
-function validate(options: DevServerOptions): void {
-  const bad = (message: string): never => {
-    throw new DevServerError('invalid-options', message);
-  };
-  if (options.dbFile.trim() === '') bad('dbFile must not be empty');
-  for (const [name, value] of [
-    ['port', options.port],
-    ['uiPort', options.uiPort],
-  ] as const) {
-    if (value !== undefined && !(Number.isInteger(value) && value >= 0 && value <= 65535)) {
-      bad(`${name} must be an integer from 0 to 65535, got ${value}`);
-    }
-  }
-  if (options.namespace !== undefined && options.namespace.trim() === '') bad('namespace must not be empty');
-  if (options.readyTimeoutMs !== undefined && !(options.readyTimeoutMs > 0)) bad('readyTimeoutMs must be positive');
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
-    if (!/^[A-Za-z][A-Za-z0-9_.]*$/.test(key)) bad(`dynamic config key ${JSON.stringify(key)} is not a valid identifier`);
-    if (typeof value === 'number' && !Number.isFinite(value)) bad(`dynamic config ${key} must be a finite number`);
-  }
-  for (const [name, value] of Object.entries(options.sqlitePragmas ?? {})) {
-    if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9_-]+$/.test(value)) bad(`sqlite pragma ${JSON.stringify(`${name}=${value}`)} is not a plain name=value`);
-  }
-}
-
 /** `host:port` as a client dials it: wildcard binds are reached via loopback, IPv6 gets brackets. */
 function hostPort(ip: string, port: number): string {
   const host = ip === '0.0.0.0' ? '127.0.0.1' : ip === '::' ? '::1' : ip;
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -4,7 +4,8 @@
  * Pure: seqs of summaries and views are allocated by the workflow and passed in.
  */
 import { appendOriginals } from './accounting';
-import type { AppliedCompaction, CompactDecision, ProjectionBasis, Replacement, TruncateDecision } from './decision';
+import type { AppliedCompaction, Replacement } from './compactionEvent';
+import type { CompactDecision, ProjectionBasis, TruncateDecision } from './decision';
 import { CompactionError, CompactionErrorCode } from './errors';
 import { projectTokens, rawContextTokens } from './estimate';
 import { LedgerKind, LedgerRole, type LedgerEntry } from './ledger';

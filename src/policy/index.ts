@@ -6,6 +6,7 @@ export * from './accounting';
 export * from './applyCompaction';
 export * from './breaker';
 export * from './cacheCost';
+export * from './compactionEvent';
 export * from './decide';
 export * from './decision';
 export * from './errors';

@@ -4,7 +4,8 @@
  * decision says it must land there) is a failure, counted by the
  * breaker, so a compaction that cannot shrink the context stops being retried (no death spiral). Pure.
  */
-import type { AppliedCompaction, CompactDecision } from './decision';
+import type { AppliedCompaction } from './compactionEvent';
+import type { CompactDecision } from './decision';
 
 /** Why a compaction failed. */
 export const VerifyFailure = {

@@ -1,5 +1,6 @@
 /** What the `state` query answers and what a session returns; plain JSON, shared by workflow and clients. */
-import type { CacheEconomics, CompactionEvent, CompactionRequest } from '../policy/decision';
+import type { CompactionEvent } from '../policy/compactionEvent';
+import type { CacheEconomics, CompactionRequest } from '../policy/decision';
 import type { BreakerState } from '../policy/breaker';
 import type { BudgetGuard, BudgetLimits } from '../policy/budget';
 import type { SeqRun } from '../policy/seqRuns';

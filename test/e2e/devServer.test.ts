@@ -10,7 +10,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
-import { DevServerError, freePort, keepPrivate, startDevServer, type DevServer } from '../../src/devServer/devServer';
+import { startDevServer, type DevServer } from '../../src/devServer/devServer';
+import { DevServerError } from '../../src/devServer/devServerError';
+import { freePort } from '../../src/devServer/freePort';
+import { keepPrivate } from '../../src/devServer/privateFiles';
 import {
   TEMPORAL_CLI_PACKAGE,
   TEMPORAL_CLI_VERSION,

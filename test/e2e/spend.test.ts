@@ -10,7 +10,7 @@ import type { CallSpendReport } from '../../src/policy/spend';
 import { compactNowUpdate } from '../../src/session/definitions';
 import type { CompactNowResult, SessionState } from '../../src/session/state';
 import type { SimulatorStats } from '../../src/simulator/stats';
-import type { AppliedCompaction } from '../../src/policy/decision';
+import type { AppliedCompaction } from '../../src/policy/compactionEvent';
 import { CompactionRecord } from '../../src/workflows/compactionRecord';
 import type { CompactionCarry } from '../../src/workflows/sessionCarry';
 import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';

@@ -4,7 +4,8 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DevServerError, startDevServer, type DevServer } from '../../devServer/devServer';
+import { startDevServer, type DevServer } from '../../devServer/devServer';
+import { DevServerError } from '../../devServer/devServerError';
 import { TemporalCliError, ensureTemporalCli } from '../../devServer/temporalCli';
 import { ExitCode, UsageError, type Command } from '../command';
 

@@ -1,63 +1,7 @@
 /** A session's page: state, chart, notices, memory and transcript, refreshed every few seconds; the controls. */
+import type { Notice, SessionPage, Spend, State } from './sessionPage';
 import type { EntrySeqRun as SeqRun, TranscriptEntry as Entry } from './transcriptEntry';
 import { ApiError, byId, el, gauge, getJson, int, markLive, percent, postJson, REFRESH_MS, showError, usd } from './common.js';
-
-/**
- * One role's spend, or one compaction's: the fields of `CallSpend` (src/policy/spend.ts) the page
- * reads. Written again because these scripts compile on their own with `rootDir` here (see
- * tsconfig.json): even a type-only import from src pulls spend.ts into this program (TS6059), and
- * a wider rootDir would emit it as an ES module over the server's CommonJS dist/src/policy/spend.js.
- */
-interface Spend {
-  calls: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  costUsd: number;
-  possiblyBilledCalls?: number;
-}
-
-interface Notice {
-  at: string;
-  step: number;
-  reason: string;
-  strategy: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  coveredSeqs: SeqRun[];
-  truncatedSeqs: SeqRun[];
-  replaced?: number;
-  summarySeq?: number;
-  failed?: string;
-  breaker?: string;
-  /** Absent in notices from before notices carried their cost. */
-  spend?: Spend;
-}
-
-interface State {
-  sessionId: string;
-  status: string;
-  model: string;
-  turn: number;
-  step: number;
-  maxSteps: number;
-  runs: number;
-  context: { tokens: number; window: number; messages: number };
-  spend: { costUsd: number; totalTokens: number; agent: Spend; summary: Spend };
-  budget: { maxSteps: number; maxTotalTokens?: number; maxCostUsd?: number; maxRepeatedToolCalls: number; approvals: number };
-  paused?: { guard: string; reason: string; until: string };
-  compaction: { trigger: number; breaker: { state?: string } & Record<string, unknown>; warning?: string; compactions: number; noticesTotal: number; notices: Notice[] };
-  pendingMessages: number;
-  warnings: string[];
-  outcome?: string;
-  answer?: string;
-}
-
-interface SessionPage {
-  state: State;
-  memory?: Entry;
-  summary?: Entry;
-}
 
 const sessionId = decodeURIComponent(location.pathname.split('/')[2] ?? '');
 const api = `/api/sessions/${encodeURIComponent(sessionId)}`;
