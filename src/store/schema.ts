@@ -1,6 +1,7 @@
 /**
  * The transcript store's schema, declared once. Both stores render their DDL from it
- * (`sqliteSchema.ts`, `postgresSchema.ts`), so a column added here appears in both.
+ * (`sqliteSchema.ts`, `postgresSchema.ts`), so a column added here appears in both; and
+ * test/storeSchema.test.ts reads both live databases back against it, so they cannot drift apart.
  *
  * `since` is the schema version that added a table, column, index or the search: PostgreSQL applies
  * one numbered migration per version, SQLite adds to a file whatever it lacks. Append only, as a
@@ -108,10 +109,3 @@ export const TRANSCRIPT_SCHEMA: Schema = {
   ],
   search: { table: 'messages', since: 2, carries: ['session_id', 'seq', 'role'] },
 };
-
-/** The table `name` of `schema`; a name the schema lacks is a programming error. */
-export function tableOf(schema: Schema, name: string): Table {
-  const table = schema.tables.find((candidate) => candidate.name === name);
-  if (!table) throw new Error(`the transcript schema has no table ${name}`);
-  return table;
-}
