@@ -1,8 +1,10 @@
 /**
- * The PostgreSQL store's schema as numbered migrations, applied on start under an advisory lock so
- * that several workers starting at once migrate it exactly once.
+ * The PostgreSQL store's schema (`schema.ts`) as numbered migrations, one per schema version, applied
+ * on start under an advisory lock so that several workers starting at once migrate it exactly once.
  */
 import type { Pool } from 'pg';
+import { postgresVersionDdl, SEARCH_TEXT_COLUMN } from './postgresSchema';
+import { TRANSCRIPT_SCHEMA, type Schema } from './schema';
 
 export interface Migration {
   readonly version: number;
@@ -11,61 +13,33 @@ export interface Migration {
 }
 
 /**
- * Append only: a shipped migration is never edited. Workers of an older release keep running
- * against a newer schema, so a migration must not remove or rename what older code reads.
- * Bodies are JSON text, not jsonb: jsonb rejects the \u0000 escape a tool's output may contain,
- * and text keeps the stored bytes exactly as written.
+ * Data a version's new columns need from the rows written before it, run after the version's
+ * columns are added and before its indexes are built. Version 2's reads the search text of rows
+ * written before the search existed, as `searchTextOf` would give it; the JSON text's \u0000 escapes
+ * are taken out first, as json ->> refuses them.
  */
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'messages and tool starts',
-    sql: `
-      CREATE TABLE messages (
-        session_id TEXT NOT NULL,
-        seq        INTEGER NOT NULL,
-        role       TEXT NOT NULL,
-        body       TEXT NOT NULL,
-        tokens     INTEGER NOT NULL,
-        chars      INTEGER NOT NULL,
-        meta       TEXT NOT NULL,
-        created_at TIMESTAMPTZ NOT NULL,
-        PRIMARY KEY (session_id, seq)
-      );
-      CREATE TABLE tool_starts (
-        session_id TEXT NOT NULL,
-        seq        INTEGER NOT NULL,
-        started_at TIMESTAMPTZ NOT NULL,
-        PRIMARY KEY (session_id, seq)
-      );`,
-  },
-  {
-    version: 2,
-    name: 'full-text search of originals',
-    // 'simple': no stemming and no stop words, and every run of non-alphanumerics a word break, as
-    // SQLite's unicode61 tokenizer does (test names and identifiers are not English, and the default
-    // parser would keep src/a.ts or a_b as one word). The backfill reads rows written before this
-    // migration; the JSON text's \u0000 escapes are taken out first, as json ->> refuses them.
-    sql: `
-      ALTER TABLE messages ADD COLUMN search_text TEXT;
-      UPDATE messages SET search_text = concat_ws(E'\\n',
-          replace(body, '\\u0000', ' ')::json->>'content',
-          (replace(body, '\\u0000', ' ')::json->'tool_calls')::text)
-        WHERE meta::json->>'kind' IS NULL;
-      CREATE INDEX messages_search ON messages
-        USING GIN (to_tsvector('simple', regexp_replace(coalesce(search_text, ''), '[^[:alnum:]]+', ' ', 'g')));`,
-  },
-  {
-    version: 3,
-    name: 'session runs',
-    sql: `
-      CREATE TABLE session_runs (
-        session_id   TEXT PRIMARY KEY,
-        first_run_id TEXT NOT NULL,
-        claimed_at   TIMESTAMPTZ NOT NULL
-      );`,
-  },
-];
+const BACKFILLS: ReadonlyMap<number, string> = new Map([
+  [
+    2,
+    `UPDATE messages SET ${SEARCH_TEXT_COLUMN} = concat_ws(E'\\n',
+        replace(body, '\\u0000', ' ')::json->>'content',
+        (replace(body, '\\u0000', ' ')::json->'tool_calls')::text)
+      WHERE meta::json->>'kind' IS NULL`,
+  ],
+]);
+
+/** One migration per version of `schema`, its DDL rendered from the schema (`postgresSchema.ts`). */
+export function migrationsOf(schema: Schema, backfills: ReadonlyMap<number, string> = BACKFILLS): Migration[] {
+  return schema.versions.map(({ version, name }) => ({ version, name, sql: postgresVersionDdl(schema, version, backfills.get(version)) }));
+}
+
+/**
+ * Append only, as the schema's versions are. A database records only the numbers of the versions
+ * applied, so a shipped version's statements must go on rendering what they did when first applied,
+ * or databases migrated before and after the change would differ (test/storeSchema.test.ts holds
+ * them to the shipped migrations, kept there frozen).
+ */
+export const MIGRATIONS: readonly Migration[] = migrationsOf(TRANSCRIPT_SCHEMA);
 
 /** Any fixed 64-bit number; it only has to be the same in every agentd process. */
 const MIGRATION_LOCK_KEY = 0x61_67_65_6e_74_64n; // "agentd"

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { ChatMessage } from '../model/messages';
 import { countMessageChars, countMessageTokens } from '../model/tokens';
 import { migrate } from './postgresMigrations';
+import { SEARCH_VECTOR, words } from './postgresSchema';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
 import { toStoredMessage, toToolCalls, type MessageRow } from './storedRow';
 import {
@@ -29,14 +30,6 @@ export interface PostgresStoreOptions {
 }
 
 const COLUMNS = 'session_id, seq, body, tokens, chars, meta, created_at';
-
-/** Words of a text as the search index splits them: every run of non-alphanumerics a break (migration 2). */
-function words(sql: string): string {
-  return `regexp_replace(coalesce(${sql}, ''), '[^[:alnum:]]+', ' ', 'g')`;
-}
-
-/** The indexed expression of migration 2; a query must use it as written, or the index is not used. */
-const SEARCH_VECTOR = `to_tsvector('simple', ${words('search_text')})`;
 
 export class PostgresTranscriptStore implements TranscriptStore {
   private constructor(private readonly pool: pg.Pool) {}

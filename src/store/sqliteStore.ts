@@ -9,6 +9,7 @@ import { isLarge, newRow, type NewRow } from './newRow';
 import { RequestThread } from './requestThread';
 import { ftsQuery, MAX_SEARCH_HITS, searchTextOf, type SearchHit } from './searchText';
 import { sqliteRowWriter } from './sqliteRowWriter';
+import { applySqliteSchema } from './sqliteSchema';
 import type { LargeRowRequest, RowWritten } from './sqliteWriterThread';
 import { toStoredMessage, toToolCalls, type MessageRow } from './storedRow';
 import {
@@ -18,36 +19,6 @@ import {
   type SessionSummary,
   type TranscriptStore,
 } from './transcriptStore';
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS messages (
-  session_id TEXT NOT NULL,
-  seq        INTEGER NOT NULL,
-  role       TEXT NOT NULL,
-  body       TEXT NOT NULL,
-  tokens     INTEGER NOT NULL,
-  chars      INTEGER NOT NULL,
-  meta       TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tool_starts (
-  session_id TEXT NOT NULL,
-  seq        INTEGER NOT NULL,
-  started_at TEXT NOT NULL,
-  PRIMARY KEY (session_id, seq)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS session_runs (
-  session_id   TEXT PRIMARY KEY,
-  first_run_id TEXT NOT NULL,
-  claimed_at   TEXT NOT NULL
-) WITHOUT ROWID;
-`;
-
-/** The search index of originals (DESIGN §5 "Nothing lost for good"); filled on write. */
-const SEARCH_SCHEMA = `
-CREATE VIRTUAL TABLE messages_fts USING fts5(text, session_id UNINDEXED, seq UNINDEXED, role UNINDEXED, tokenize = 'unicode61');
-`;
 
 /**
  * How long a statement waits for another connection's write lock before its SQLITE_BUSY goes to the
@@ -72,8 +43,7 @@ export class SqliteTranscriptStore implements TranscriptStore {
     // Several processes (worker, CLI) share the file. Opening waits for a writer inside SQLite (once,
     // at start); every later statement fails at once and is retried on the event loop (`patiently`).
     this.db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
-    this.db.exec(SCHEMA);
-    this.prepareSearch();
+    applySqliteSchema(this.db, () => this.indexStoredRows());
     this.db.pragma('busy_timeout = 0');
     this.writeRow = sqliteRowWriter(this.db);
     this.largeRows = new RequestThread(path.join(__dirname, 'sqliteWriterThread.js'), { file });
@@ -194,23 +164,14 @@ export class SqliteTranscriptStore implements TranscriptStore {
     return { stored: await this.patiently(() => this.writeRow(row)), tokens: row.tokens, chars: row.chars };
   }
 
-  /**
-   * Creates the search index when the file lacks it, and indexes the originals a file written before
-   * the index existed already holds, so older sessions are searchable too.
-   */
-  private prepareSearch(): void {
-    // IMMEDIATE: a worker and a CLI opening an older file at once must not both create the index.
-    this.db.transaction(() => {
-      const present = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts'").get();
-      if (present) return;
-      this.db.exec(SEARCH_SCHEMA);
-      const insert = this.db.prepare('INSERT INTO messages_fts (text, session_id, seq, role) VALUES (?, ?, ?, ?)');
-      for (const row of this.db.prepare<[], MessageRow>('SELECT * FROM messages').all()) {
-        const stored = toStoredMessage(row);
-        const text = searchTextOf(stored.message, stored.meta);
-        if (text !== undefined) insert.run(text, stored.sessionId, stored.seq, stored.message.role);
-      }
-    }).immediate();
+  /** Indexes the originals of a file written before the search existed (`applySqliteSchema` has just created the index). */
+  private indexStoredRows(): void {
+    const insert = this.db.prepare('INSERT INTO messages_fts (text, session_id, seq, role) VALUES (?, ?, ?, ?)');
+    for (const row of this.db.prepare<[], MessageRow>('SELECT * FROM messages').all()) {
+      const stored = toStoredMessage(row);
+      const text = searchTextOf(stored.message, stored.meta);
+      if (text !== undefined) insert.run(text, stored.sessionId, stored.seq, stored.message.role);
+    }
   }
 
   /**
