@@ -36,7 +36,7 @@ export function migrationsOf(schema: Schema, backfills: ReadonlyMap<number, stri
 /**
  * Append only, as the schema's versions are. A database records only the numbers of the versions
  * applied, so a shipped version's statements must go on rendering what they did when first applied,
- * or databases migrated before and after the change would differ (test/storeSchema.test.ts holds
+ * or databases migrated before and after the change would differ (test/e2e/storeSchema.test.ts holds
  * them to the shipped migrations, kept there frozen).
  */
 export const MIGRATIONS: readonly Migration[] = migrationsOf(TRANSCRIPT_SCHEMA);

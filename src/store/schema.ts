@@ -1,7 +1,7 @@
 /**
  * The transcript store's schema, declared once. Both stores render their DDL from it
  * (`sqliteSchema.ts`, `postgresSchema.ts`), so a column added here appears in both; and
- * test/storeSchema.test.ts reads both live databases back against it, so they cannot drift apart.
+ * test/e2e/storeSchema.test.ts reads both live databases back against it, so they cannot drift apart.
  *
  * `since` is the schema version that added a table, column, index or the search: PostgreSQL applies
  * one numbered migration per version, SQLite adds to a file whatever it lacks. Append only, as a

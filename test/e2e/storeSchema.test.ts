@@ -11,14 +11,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { migrate, migrationsOf, MIGRATIONS, type Migration } from '../src/store/postgresMigrations';
-import { PostgresTranscriptStore } from '../src/store/postgresStore';
-import { TRANSCRIPT_SCHEMA, type Schema } from '../src/store/schema';
-import { applySqliteSchema } from '../src/store/sqliteSchema';
-import { SqliteTranscriptStore } from '../src/store/sqliteStore';
-import type { TranscriptStore } from '../src/store/transcriptStore';
-import { expectedSchema, livePostgresSchema, liveSqliteSchema, postgresDefinitions } from './helpers/liveSchema';
-import { createTestDatabase, testPostgresUrl, type TestDatabase } from './helpers/postgres';
+import { migrate, migrationsOf, MIGRATIONS, type Migration } from '../../src/store/postgresMigrations';
+import { PostgresTranscriptStore } from '../../src/store/postgresStore';
+import { TRANSCRIPT_SCHEMA, type Schema } from '../../src/store/schema';
+import { applySqliteSchema } from '../../src/store/sqliteSchema';
+import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
+import type { TranscriptStore } from '../../src/store/transcriptStore';
+import { expectedSchema, livePostgresSchema, liveSqliteSchema, postgresDefinitions } from '../helpers/liveSchema';
+import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../harness/postgres';
 
 /** The SQLite DDL of src/store/sqliteStore.ts before the schema module. Frozen: never edit. */
 const SHIPPED_SQLITE_TABLES = `
