@@ -1,5 +1,7 @@
 /** agentd's public API for code: start and steer sessions, run a worker, the session contract. */
 export { connectClient, newSessionId, SessionClient, type ClientSettings } from './client/sessionClient';
+export { parseScheduleSpec, ScheduleInputError, type ScheduleSpec } from './client/scheduleSpec';
+export { ScheduleMissingError, SessionSchedules, type ScheduleCounts, type ScheduleRow } from './client/sessionSchedules';
 export { resolveSessionInput, type SessionRequest } from './session/resolve';
 export { readConfig, type AgentdConfig } from './config/config';
 export { connectTemporal, connectTemporalNative, loadConnectionOptions } from './connection/connect';

@@ -1,5 +1,6 @@
 /** The `agentd` command line: dispatches to a command and turns known errors into exit codes. */
 import { ENCRYPTION_ENV, EncryptionSettingsError } from '../codec/encryptionKeys';
+import { ScheduleInputError } from '../client/scheduleSpec';
 import { ConnectionSettingsError } from '../connection/options';
 import { SessionInputError } from '../session/input';
 import { StoreSettingError } from '../store/storeSetting';
@@ -30,6 +31,7 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'list', load: async () => (await import('./commands/list.js')).listCommand },
   { name: 'search-attributes', load: async () => (await import('./commands/searchAttributes.js')).searchAttributesCommand },
   { name: 'approve', load: async () => (await import('./commands/approve.js')).approveCommand },
+  { name: 'schedule', load: async () => (await import('./commands/schedule.js')).scheduleCommand },
   { name: 'cancel', load: async () => (await import('./commands/cancel.js')).cancelCommand },
   { name: 'transcript', load: async () => (await import('./commands/transcript.js')).transcriptCommand },
   { name: 'console', load: async () => (await import('./commands/console.js')).consoleCommand },
@@ -123,7 +125,8 @@ function isSettingsError(error: unknown): error is Error {
     error instanceof ConfigError ||
     error instanceof ConnectionSettingsError ||
     error instanceof EncryptionSettingsError ||
-    error instanceof StoreSettingError
+    error instanceof StoreSettingError ||
+    error instanceof ScheduleInputError
   );
 }
 

@@ -14,9 +14,9 @@ import { approveUpdate, messageSignal, REPLACE_CLOSED_MEMO, stateQuery, TASK_QUE
 import { SessionInputError } from '../session/input';
 import { DEFAULT_MAX_USER_TEXT_BYTES, userTextProblem } from '../session/limits';
 import { resolveStart, type SessionRequest } from '../session/resolve';
-import { AgentdContextFill, AgentdCostUsd, AgentdModel, AgentdStatus, AgentdStep } from '../session/searchAttributes';
 import { ENDED_STATUSES, SessionStatus, type ApproveResult, type SessionResult, type SessionState } from '../session/state';
 import { missingSearchAttributes, MissingSearchAttributesError } from './searchAttributeSetup';
+import { startSearchAttributes } from './startAttributes';
 
 
 export function newSessionId(): string {
@@ -77,15 +77,7 @@ export class SessionClient {
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: options.replaceClosed ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
         ...(options.replaceClosed ? { memo: { [REPLACE_CLOSED_MEMO]: true } } : {}),
-        // Set at the start, so the session is listable before a worker has taken its first task.
-        typedSearchAttributes: [
-          { key: AgentdStatus, value: SessionStatus.running },
-          { key: AgentdStep, value: 0 },
-          { key: AgentdContextFill, value: 0 },
-          { key: AgentdCostUsd, value: 0 },
-          // Search attributes pass no payload codec: with encryption on, the model name stays out of the index.
-          ...(this.encryptsPayloads() ? [] : [{ key: AgentdModel, value: input.model }]),
-        ],
+        typedSearchAttributes: startSearchAttributes(input, this.encryptsPayloads()),
       });
     } catch (error) {
       if (mentionsSearchAttributes(error)) await this.throwIfAttributesMissing(error);
