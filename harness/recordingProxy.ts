@@ -17,6 +17,8 @@ export interface ProxiedCall {
   readonly messageCount: number;
   /** The task (first user message), which names the session a request belongs to. */
   readonly task: string;
+  /** The last user message's text: what was said to the model most recently (a steering message, a notice…). */
+  readonly lastUserText: string;
   /** Set once the simulator answered; absent when the caller went away or the answer never came. */
   status?: number;
   /** `replyKey` of the assistant message in a 200 answer. */
@@ -70,11 +72,13 @@ function describeRequest(raw: Buffer, at: number): ProxiedCall {
   }
   const messages = body.messages ?? [];
   const task = messages.find((message) => message.role === 'user')?.content;
+  const lastUser = [...messages].reverse().find((message) => message.role === 'user')?.content;
   return {
     at,
     contextKey: sha256(canonicalJson(messages)),
     messageCount: messages.length,
     task: typeof task === 'string' ? task : '',
+    lastUserText: typeof lastUser === 'string' ? lastUser : '',
   };
 }
 

@@ -131,10 +131,10 @@ export class SessionClient {
   }
 
   /** Signal `message`; text over the size limit is refused (SessionInputError naming `message.text`). */
-  async send(sessionId: string, text: string): Promise<void> {
+  async send(sessionId: string, text: string, options: { now?: boolean } = {}): Promise<void> {
     const problem = userTextProblem(text, this.maxUserTextBytes());
     if (problem !== undefined) throw new SessionInputError(`invalid session input: message.text: ${problem}`);
-    await this.handle(sessionId).signal(messageSignal, { text });
+    await this.handle(sessionId).signal(messageSignal, { text, ...(options.now ? { now: true } : {}) });
   }
 
   /** Lets a session paused by a budget guard go on with the raised limits (update `approve`). */

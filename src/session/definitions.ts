@@ -23,9 +23,15 @@ export const REPLACE_CLOSED_MEMO = 'agentdReplaceClosed';
 
 export const stateQuery = defineQuery<SessionState>('state');
 
-export const MessageSignalSchema = z.object({ text: z.string().trim().min(1, 'must not be empty') }).strict();
+export const MessageSignalSchema = z
+  .object({
+    text: z.string().trim().min(1, 'must not be empty'),
+    /** Steer: the message enters the context before the next model call of the turn in progress, not at its end. */
+    now: z.boolean().optional(),
+  })
+  .strict();
 export type MessageSignal = z.infer<typeof MessageSignalSchema>;
-/** A user message for the next turn. */
+/** A user message for the next turn, or with `now` for the next model call of this one. */
 export const messageSignal = defineSignal<[MessageSignal]>('message');
 
 /** Ask for a manual compaction, fire-and-forget: it runs before the next model call (or at once when waiting). */

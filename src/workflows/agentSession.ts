@@ -57,6 +57,7 @@ export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Pro
         await takeStep(run);
         if (run.historyFull) await continueAsNew<typeof agentSession>(input, await run.carryForward());
       }
+      run.keepLateSteering();
       if (!(await run.awaitNextMessage())) return await end(run, SessionOutcome.finished);
       if (run.turnLimitReached) return await end(run, SessionOutcome.turnLimit);
       await run.startTurn();
@@ -86,6 +87,7 @@ setWorkflowOptions({ failureExceptionTypes: [Error] }, agentSession);
 /** One step: decide, compact, call the model, run every tool call it declared, record each result. */
 async function takeStep(run: SessionRun): Promise<void> {
   run.beginStep();
+  await run.takeSteering();
   await run.manual.serveIfRequested();
   await run.compactContext(CompactionRequest.auto);
   const reply = await callModelWithinWindow(run);

@@ -72,6 +72,8 @@ export interface SessionCarry {
   step: number;
   turnOpen: boolean;
   pendingMessages: string[];
+  /** Messages sent with `now` while a turn was open: stored before its next model call. */
+  steeringMessages: string[];
   usage: UsageTotals;
   lastToolCalls: ToolCallRecord[];
   warnings: string[];
@@ -93,6 +95,7 @@ export function firstRunCarry(input: SessionInput): SessionCarry {
     step: 0,
     turnOpen: false,
     pendingMessages: [],
+    steeringMessages: [],
     usage: { modelCalls: 0, promptTokens: 0, completionTokens: 0 },
     lastToolCalls: [],
     warnings: [],
@@ -116,7 +119,9 @@ export function nextRunCarry(carry: SessionCarry): SessionCarry {
 }
 
 /** A carry written by an earlier version of this code, as that version shaped it. */
-export type EarlierCarry = Omit<SessionCarry, 'compaction' | 'affinity' | 'budget'> & {
+export type EarlierCarry = Omit<SessionCarry, 'compaction' | 'affinity' | 'budget' | 'steeringMessages'> & {
+  /** Absent in carries from before steering. */
+  steeringMessages?: string[];
   compaction: Omit<CompactionCarry, 'byStrategy'> & { byStrategy?: StrategyCounts; done?: StrategyCounts };
   /** Absent in carries from before workspace affinity. */
   affinity?: AffinityCarry;
@@ -132,6 +137,7 @@ export function upgradedCarry(carry: EarlierCarry, input: SessionInput): Session
     compaction: { ...compaction, byStrategy: { prune: 0, summary: 0, truncate: 0, ...(byStrategy ?? done) } },
     affinity: carry.affinity ?? { failovers: 0 },
     budget: carry.budget ?? startingBudget(input),
+    steeringMessages: carry.steeringMessages ?? [],
   };
 }
 

@@ -113,11 +113,28 @@ export class SessionRun implements ToolCallRunner {
     this.carry.turnOpen = true;
   }
 
-  /** Handler of the `message` signal: queues a user message for the next turn. */
+  /**
+   * Handler of the `message` signal: queues a user message for the next turn, or, sent with `now`
+   * while a turn is open, for the turn's next model call. Between turns `now` changes nothing: the
+   * message opens the next turn at once either way.
+   */
   receive(raw: unknown): void {
     const parsed = MessageSignalSchema.safeParse(raw);
     if (!parsed.success) return this.warn(`ignored a malformed message signal: ${describeZodError(parsed.error)}`);
-    this.carry.pendingMessages.push(parsed.data.text);
+    const queue = parsed.data.now && this.carry.turnOpen ? this.carry.steeringMessages : this.carry.pendingMessages;
+    queue.push(parsed.data.text);
+  }
+
+  /** Steering messages into the context, as user messages of this turn and step, before its model call. */
+  async takeSteering(): Promise<void> {
+    const texts = this.carry.steeringMessages.splice(0);
+    if (texts.length === 0) return;
+    await this.transcript.store(texts.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
+  }
+
+  /** A steering message that came as the turn ended was for this turn's model, which has finished: it opens the next one. */
+  keepLateSteering(): void {
+    this.carry.pendingMessages.unshift(...this.carry.steeringMessages.splice(0));
   }
 
   /** Waits (up to the session's `awaitMessagesSeconds`) for a message; false when none came. */

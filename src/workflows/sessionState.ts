@@ -24,7 +24,7 @@ export function sessionState(run: SessionRun): SessionState {
     ...(paused ? { paused } : {}),
     compaction: { ...run.compaction.report(), ...(lastManual ? { lastManual } : {}) },
     lastToolCalls: [...carry.lastToolCalls],
-    pendingMessages: carry.pendingMessages.length,
+    pendingMessages: carry.pendingMessages.length + carry.steeringMessages.length,
     ...(workspace ? { workspace } : {}),
     warnings: [...carry.warnings],
     ...(run.outcome ? { outcome: run.outcome } : {}),
