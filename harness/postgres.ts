@@ -38,8 +38,26 @@ export async function createTestDatabase(serverUrl: string, label: string): Prom
   return {
     url: url.toString(),
     name,
-    drop: () => onServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)),
+    drop: () => onServer(serverUrl, (client) => dropWhenClosed(client, name)),
   };
+}
+
+/** How long a drop waits for the database's connections to finish closing before it ends them. */
+const CLOSING_WAIT_MS = 3_000;
+
+/**
+ * Drops `name` once no connection is on it, or after CLOSING_WAIT_MS with FORCE. A pool's `end()`
+ * can return while its connections are still closing; ending those by force sends their clients a
+ * "terminating connection" error after the pool has let them go, and that error has no listener.
+ */
+async function dropWhenClosed(client: pg.Client, name: string): Promise<void> {
+  const deadline = Date.now() + CLOSING_WAIT_MS;
+  while (Date.now() < deadline) {
+    const { rows } = await client.query<{ open: string }>('SELECT count(*) AS open FROM pg_stat_activity WHERE datname = $1', [name]);
+    if (rows[0]?.open === '0') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
 async function onServer(serverUrl: string, work: (client: pg.Client) => Promise<unknown>): Promise<void> {

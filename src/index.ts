@@ -11,7 +11,18 @@ export { agentdDataConverter } from './codec/dataConverter';
 export { EncryptionSettingsError, readEncryptionKeys, type EncryptionKeys } from './codec/encryptionKeys';
 export { createAgentWorker, createHostWorker, startWorkerFromConfig, type AgentWorkerOptions } from './worker';
 export { createActivities, createHostActivities, type Activities, type ActivityDeps } from './activities';
-export { approveUpdate, hostTaskQueue, messageSignal, stateQuery, TASK_QUEUE, WORKFLOW_TYPE, type MessageSignal } from './session/definitions';
+export {
+  approveUpdate,
+  hostTaskQueue,
+  interruptUpdate,
+  messageSignal,
+  stateQuery,
+  TASK_QUEUE,
+  WORKFLOW_TYPE,
+  type InterruptRequest,
+  type InterruptResult,
+  type MessageSignal,
+} from './session/definitions';
 export type { ApproveRequest } from './policy/budget';
 export type { Price } from './policy/spend';
 export { SessionInputError, SessionInputSchema, type SessionInput, type SessionInputDraft } from './session/input';

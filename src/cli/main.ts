@@ -27,6 +27,7 @@ const COMMANDS: readonly CommandEntry[] = [
   { name: 'status', load: async () => (await import('./commands/status.js')).statusCommand },
   { name: 'watch', load: async () => (await import('./commands/watch.js')).watchCommand },
   { name: 'send', load: async () => (await import('./commands/send.js')).sendCommand },
+  { name: 'interrupt', load: async () => (await import('./commands/interrupt.js')).interruptCommand },
   { name: 'compact', load: async () => (await import('./commands/compact.js')).compactCommand },
   { name: 'list', load: async () => (await import('./commands/list.js')).listCommand },
   { name: 'search-attributes', load: async () => (await import('./commands/searchAttributes.js')).searchAttributesCommand },

@@ -10,7 +10,17 @@ import { connectTemporal } from '../connection/connect';
 import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
 import type { PriceOverrides } from '../model/prices';
 import type { ApproveRequest } from '../policy/budget';
-import { approveUpdate, messageSignal, REPLACE_CLOSED_MEMO, stateQuery, TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
+import {
+  approveUpdate,
+  interruptUpdate,
+  messageSignal,
+  REPLACE_CLOSED_MEMO,
+  stateQuery,
+  TASK_QUEUE,
+  WORKFLOW_TYPE,
+  type InterruptRequest,
+  type InterruptResult,
+} from '../session/definitions';
 import { SessionInputError } from '../session/input';
 import { DEFAULT_MAX_USER_TEXT_BYTES, userTextProblem } from '../session/limits';
 import { resolveStart, type SessionRequest } from '../session/resolve';
@@ -135,6 +145,11 @@ export class SessionClient {
     const problem = userTextProblem(text, this.maxUserTextBytes());
     if (problem !== undefined) throw new SessionInputError(`invalid session input: message.text: ${problem}`);
     await this.handle(sessionId).signal(messageSignal, { text, ...(options.now ? { now: true } : {}) });
+  }
+
+  /** Cuts off the step in flight (update `interrupt`); refused when no model call or tool call runs. */
+  interrupt(sessionId: string, request: InterruptRequest): Promise<InterruptResult> {
+    return this.handle(sessionId).executeUpdate(interruptUpdate, { args: [request] });
   }
 
   /** Lets a session paused by a budget guard go on with the raised limits (update `approve`). */

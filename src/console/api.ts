@@ -8,7 +8,7 @@ import { renderContextChart } from '../chart/svgChart';
 import type { SessionClient } from '../client/sessionClient';
 import { listSessions, type SessionSummary } from '../client/sessionList';
 import { ApproveRequestSchema } from '../policy/budget';
-import { compactNowUpdate, MessageSignalSchema } from '../session/definitions';
+import { compactNowUpdate, InterruptRequestSchema, MessageSignalSchema, type InterruptResult } from '../session/definitions';
 import type { SessionState } from '../session/state';
 import { describeZodError } from '../session/validation';
 import type { TranscriptStore } from '../store/transcriptStore';
@@ -141,8 +141,14 @@ function objectBody(body: unknown): Record<string, unknown> {
 export async function sendMessage(deps: ConsoleDeps, sessionId: string, body: unknown): Promise<{ sent: true }> {
   const message = MessageSignalSchema.safeParse(objectBody(body));
   if (!message.success) throw new ConsoleInputError(`invalid message: ${describeZodError(message.error)}`, { cause: message.error });
-  await deps.sessions.send(sessionId, message.data.text);
+  await deps.sessions.send(sessionId, message.data.text, { now: message.data.now === true });
   return { sent: true };
+}
+
+export async function interrupt(deps: ConsoleDeps, sessionId: string, body: unknown): Promise<InterruptResult> {
+  const request = InterruptRequestSchema.safeParse(objectBody(body));
+  if (!request.success) throw new ConsoleInputError(`invalid interrupt: ${describeZodError(request.error)}`, { cause: request.error });
+  return deps.sessions.interrupt(sessionId, request.data);
 }
 
 export function compactNow(deps: ConsoleDeps, sessionId: string): Promise<unknown> {

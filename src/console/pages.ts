@@ -64,7 +64,8 @@ export const SESSION_PAGE = shell(
 <section>
   <h2>Controls</h2>
   <div class="controls">
-    <form id="message-form"><textarea name="text" rows="2" cols="50" placeholder="message for the next turn"></textarea><button type="submit">send message</button></form>
+    <form id="message-form"><textarea name="text" rows="2" cols="50" placeholder="message for the next turn"></textarea><label><input type="checkbox" name="now"> now (before the next model call)</label><button type="submit">send message</button></form>
+    <form id="interrupt-form"><input name="reason" size="30" placeholder="why"><label><input type="checkbox" name="continue"> then go on</label><button type="submit">interrupt step</button></form>
     <form id="compact-form"><button type="submit">compact now</button></form>
     <form id="approve-form">
       <label>max steps <input name="maxSteps" inputmode="numeric" size="6"></label>

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { approve, cancel, compactNow, contextChartSvg, fleetPage, sendMessage, sessionPage, transcriptPage, type ConsoleDeps } from './api';
+import { approve, cancel, compactNow, contextChartSvg, fleetPage, interrupt, sendMessage, sessionPage, transcriptPage, type ConsoleDeps } from './api';
 import { authorize } from './auth';
 import { ConsoleInputError, failureOf } from './errors';
 import { FLEET_PAGE, SESSION_PAGE } from './pages';
@@ -51,6 +51,7 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
 const CONTROLS = {
   message: (deps: ConsoleDeps, id: string, body: unknown) => sendMessage(deps, id, body),
   compact: (deps: ConsoleDeps, id: string) => compactNow(deps, id),
+  interrupt: (deps: ConsoleDeps, id: string, body: unknown) => interrupt(deps, id, body),
   approve: (deps: ConsoleDeps, id: string, body: unknown) => approve(deps, id, body),
   cancel: (deps: ConsoleDeps, id: string) => cancel(deps, id),
 } as const;

@@ -27,3 +27,16 @@ export function tooManyToolCallsNotice(declared: number, ran: number): string {
     `this conversation. Make the ones you still need again, at most ${ran} per reply.`
   );
 }
+
+/** The result of a tool call the operator cut off: it ran for a while, so what it changed is unknown. */
+export function interruptedToolOutput(tool: string, reason: string): string {
+  return (
+    `error: interrupted: the operator stopped ${tool} before it finished (${reason}); its effect is unknown ` +
+    'and it was not run again. Check the workspace before repeating it.'
+  );
+}
+
+/** What the model is told after an interruption, before it is called again. */
+export function interruptNotice(step: number, cut: string, reason: string): string {
+  return `${NOTICE_PREFIX} The operator interrupted step ${step} (${cut} cut off): ${reason}`;
+}

@@ -44,3 +44,29 @@ export const compactNowUpdate = defineUpdate<CompactNowResult>('compactNow');
  * `waiting_for_approval` or when the new limits would leave it exhausted. Cancel with workflow cancellation.
  */
 export const approveUpdate = defineUpdate<ApproveResult, [ApproveRequest]>('approve');
+
+export const InterruptRequestSchema = z
+  .object({
+    /** Why, in the operator's words: kept in the state's warnings and told to the model. */
+    reason: z.string().trim().min(1, 'must not be empty').max(2_000),
+    /** Go on with the turn after the interruption (the model is told); without it the session waits for a message. */
+    continue: z.boolean().optional(),
+  })
+  .strict();
+export type InterruptRequest = z.infer<typeof InterruptRequestSchema>;
+
+export interface InterruptResult {
+  /** The step that was cut off. */
+  readonly step: number;
+  /** What was in flight: `model call`, or the tool calls that got no result of their own. */
+  readonly cut: string;
+  /** True when the turn goes on; false when the session now waits for a message. */
+  readonly continued: boolean;
+}
+
+/**
+ * Stops the step in flight: its model call or tool calls are cancelled (the activities heartbeat, so
+ * within seconds), every tool call without a result gets one saying it was interrupted with its effect
+ * unknown, and the session waits for a message, or goes on with `continue`. Rejected when no step is in flight.
+ */
+export const interruptUpdate = defineUpdate<InterruptResult, [InterruptRequest]>('interrupt');

@@ -17,7 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { CompactionRequest } from '../policy';
-import { approveUpdate, compactNowUpdate, compactSignal, messageSignal, stateQuery } from '../session/definitions';
+import { approveUpdate, compactNowUpdate, compactSignal, interruptUpdate, messageSignal, stateQuery } from '../session/definitions';
 import { InvalidSessionInput, SessionInputError, type SessionInput } from '../session/input';
 import { resolveRawSessionInput } from '../session/resolve';
 import { sessionIdProblem } from '../session/sessionId';
@@ -39,9 +39,10 @@ export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Pro
   const input = validated(rawInput);
   const run = new SessionRun(validatedId(workflowInfo().workflowId), input, carry);
   setHandler(stateQuery, () => sessionState(run));
-  setHandler(messageSignal, (message) => run.receive(message));
+  setHandler(messageSignal, (message) => run.messages.receive(message));
   setHandler(compactSignal, () => run.manual.request());
   setHandler(compactNowUpdate, () => run.manual.requestAndWait(), { validator: () => run.validateCompactNow() });
+  setHandler(interruptUpdate, (request) => run.interrupt.interrupt(request), { validator: (request) => run.interrupt.validate(run.sessionId, request) });
   setHandler(approveUpdate, (request) => run.approval.approve(request), {
     validator: (request) => run.approval.validate(request, run.carry.step, run.status),
   });
@@ -57,10 +58,10 @@ export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Pro
         await takeStep(run);
         if (run.historyFull) await continueAsNew<typeof agentSession>(input, await run.carryForward());
       }
-      run.keepLateSteering();
-      if (!(await run.awaitNextMessage())) return await end(run, SessionOutcome.finished);
+      run.messages.keepLateSteering();
+      if (!(await run.messages.awaitNext())) return await end(run, SessionOutcome.finished);
       if (run.turnLimitReached) return await end(run, SessionOutcome.turnLimit);
-      await run.startTurn();
+      await run.messages.startTurn();
     }
   } catch (error) {
     if (isCancellation(error)) throw run.cancelled(error);
@@ -87,14 +88,17 @@ setWorkflowOptions({ failureExceptionTypes: [Error] }, agentSession);
 /** One step: decide, compact, call the model, run every tool call it declared, record each result. */
 async function takeStep(run: SessionRun): Promise<void> {
   run.beginStep();
-  await run.takeSteering();
+  await run.messages.takeSteering();
   await run.manual.serveIfRequested();
   await run.compactContext(CompactionRequest.auto);
-  const reply = await callModelWithinWindow(run);
-  await run.recordReply(reply);
-  // Every declared call gets its result, even after `finish`: an unanswered call would make an
-  // OpenAI-compatible server reject every later request of the session. Reads run side by side.
-  await runToolCalls(run, reply.toolCalls, reply.measure.seq);
+  const interrupted = await run.interrupt.guard(async () => {
+    const reply = await callModelWithinWindow(run);
+    await run.recordReply(reply);
+    // Every declared call gets its result, even after `finish`: an unanswered call would make an
+    // OpenAI-compatible server reject every later request of the session. Reads run side by side.
+    await runToolCalls(run, reply.toolCalls, reply.measure.seq);
+  });
+  if (interrupted) await run.recordInterruption(interrupted);
   await run.endStep();
 }
 

@@ -66,17 +66,23 @@ export class ManualCompactionQueue {
   }
 
   /**
-   * Waits until `done` holds or `timeoutMs` pass (false then), serving manual compactions asked for
-   * meanwhile at once: a `compactNow` caller should not wait for the operator or the next message.
+   * Waits until `done` holds or `timeoutMs` pass (false then; without a timeout, as long as it takes),
+   * serving manual compactions asked for meanwhile at once: a `compactNow` caller should not wait for
+   * the operator or the next message.
    */
-  async waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
+  async waitUntil(done: () => boolean, timeoutMs?: number): Promise<boolean> {
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
     for (;;) {
       await this.serveIfRequested();
       if (done()) return true;
+      const wake = () => done() || this.carried.manualRequested;
+      if (deadline === undefined) {
+        await condition(wake);
+        continue;
+      }
       const remaining = deadline - Date.now();
       if (remaining <= 0) return false;
-      await condition(() => done() || this.carried.manualRequested, remaining);
+      await condition(wake, remaining);
     }
   }
 }

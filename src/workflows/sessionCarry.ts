@@ -74,6 +74,8 @@ export interface SessionCarry {
   pendingMessages: string[];
   /** Messages sent with `now` while a turn was open: stored before its next model call. */
   steeringMessages: string[];
+  /** Set by an interrupt without `continue`: the session waits for a message however long it takes. */
+  heldForMessage?: boolean;
   usage: UsageTotals;
   lastToolCalls: ToolCallRecord[];
   warnings: string[];

@@ -7,10 +7,9 @@ import { allHandlersFinished, ApplicationFailure, condition, log, patched, workf
 import type { CallModelResult, RunToolResult } from '../activities/types';
 import { tooManyToolCallsNotice } from '../model/noticeFormat';
 import { cachePricesOf, CompactionRequest, resolveCompactionSettings } from '../policy';
-import { MessageSignalSchema, REPLACE_CLOSED_MEMO } from '../session/definitions';
+import { REPLACE_CLOSED_MEMO, type InterruptRequest } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import { SessionOutcome, SessionStatus, type ToolCallRecord } from '../session/state';
-import { describeZodError } from '../session/validation';
 import { sessionActivities, type SessionActivities } from './activityOptions';
 import { ApprovalGate, refusedUpdate } from './approvalGate';
 import { billedSummaries } from './billedSummaries';
@@ -22,7 +21,9 @@ import { ManualCompactionQueue } from './manualCompactionQueue';
 import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
 import { SeqAllocator } from './seqAllocator';
 import { SessionTranscript } from './sessionTranscript';
+import { StepInterrupt } from './stepInterrupt';
 import type { ToolCall, ToolCallRunner } from './toolCallBatches';
+import { TurnMessages } from './turnMessages';
 import { WorkspaceAffinity } from './workspaceAffinity';
 
 const TOOL_CALLS_SHOWN = 10;
@@ -41,11 +42,12 @@ export class SessionRun implements ToolCallRunner {
   readonly manual: ManualCompactionQueue;
   readonly approval: ApprovalGate;
   readonly affinity: WorkspaceAffinity;
+  readonly messages: TurnMessages;
+  readonly interrupt = new StepInterrupt();
   private readonly fleet = new FleetAttributes();
   outcome?: SessionOutcome;
   /** Failover notices to append once the current step's tool results are in. */
   private readonly pendingNotices: string[] = [];
-  private waitingForMessage = false;
   private ended?: Ended;
 
   constructor(
@@ -65,12 +67,13 @@ export class SessionRun implements ToolCallRunner {
     this.manual = new ManualCompactionQueue(this.carry, () => this.compactContext(CompactionRequest.manual), () => this.carry.step);
     this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual, () => this.publish());
     this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.warnAndTell(warning, notice), this.carry.affinity);
+    this.messages = new TurnMessages(input, this.carry, this.transcript, this.manual, () => this.publish(), (message) => this.warn(message));
   }
 
   get status(): SessionStatus {
     if (this.ended) return this.ended;
     if (this.approval.waitingForApproval) return SessionStatus.waitingForApproval;
-    return this.waitingForMessage ? SessionStatus.waitingForMessage : SessionStatus.running;
+    return this.messages.waiting ? SessionStatus.waitingForMessage : SessionStatus.running;
   }
 
   get finished(): boolean {
@@ -113,51 +116,6 @@ export class SessionRun implements ToolCallRunner {
     this.carry.turnOpen = true;
   }
 
-  /**
-   * Handler of the `message` signal: queues a user message for the next turn, or, sent with `now`
-   * while a turn is open, for the turn's next model call. Between turns `now` changes nothing: the
-   * message opens the next turn at once either way.
-   */
-  receive(raw: unknown): void {
-    const parsed = MessageSignalSchema.safeParse(raw);
-    if (!parsed.success) return this.warn(`ignored a malformed message signal: ${describeZodError(parsed.error)}`);
-    const queue = parsed.data.now && this.carry.turnOpen ? this.carry.steeringMessages : this.carry.pendingMessages;
-    queue.push(parsed.data.text);
-  }
-
-  /** Steering messages into the context, as user messages of this turn and step, before its model call. */
-  async takeSteering(): Promise<void> {
-    const texts = this.carry.steeringMessages.splice(0);
-    if (texts.length === 0) return;
-    await this.transcript.store(texts.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
-  }
-
-  /** A steering message that came as the turn ended was for this turn's model, which has finished: it opens the next one. */
-  keepLateSteering(): void {
-    this.carry.pendingMessages.unshift(...this.carry.steeringMessages.splice(0));
-  }
-
-  /** Waits (up to the session's `awaitMessagesSeconds`) for a message; false when none came. */
-  async awaitNextMessage(): Promise<boolean> {
-    this.waitingForMessage = true;
-    // A session that waits for no message would write the status only to overwrite it at once.
-    if (this.input.awaitMessagesSeconds > 0) this.publish();
-    const arrived = await this.manual.waitUntil(() => this.carry.pendingMessages.length > 0, this.input.awaitMessagesSeconds * 1000);
-    this.waitingForMessage = false;
-    // With no message the session ends, and its end publishes the final status.
-    if (arrived) this.publish();
-    return arrived;
-  }
-
-  /** Opens the next turn with the oldest pending message. */
-  async startTurn(): Promise<void> {
-    const text = this.carry.pendingMessages.shift();
-    if (text === undefined) throw new Error('startTurn without a pending message');
-    this.carry.turn += 1;
-    await this.transcript.store([{ message: { role: 'user', content: text }, turn: this.carry.turn }]);
-    this.carry.turnOpen = true;
-  }
-
   beginStep(): void {
     this.carry.step += 1;
   }
@@ -170,6 +128,7 @@ export class SessionRun implements ToolCallRunner {
     usage.completionTokens += reply.usage.completionTokens;
     this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0);
     await this.transcript.addReply(reply.measure);
+    this.interrupt.noteReply(reply);
     if (reply.droppedToolCalls) {
       const declared = reply.toolCalls.length + reply.droppedToolCalls;
       this.warnAndTell(
@@ -182,9 +141,11 @@ export class SessionRun implements ToolCallRunner {
 
   /** Runs one declared tool call of the reply stored under `callSeq`, on the workspace's host. */
   runTool(call: ToolCall, callSeq: number): Promise<RunToolResult> {
+    const seq = this.seqs.next();
+    this.interrupt.noteStarted(call, seq);
     return this.affinity.runTool({
       sessionId: this.sessionId,
-      seq: this.seqs.next(),
+      seq,
       callSeq,
       toolCallId: call.id,
       timeoutSeconds: this.input.toolTimeoutSeconds,
@@ -203,6 +164,23 @@ export class SessionRun implements ToolCallRunner {
       ...(result.error ? { error: result.error } : {}),
     });
     if (result.finished) this.answered(result.finished.answer, result.measure.seq);
+  }
+
+  /** After an interrupt cut the step off: its record, then the turn goes on or waits for a message. */
+  async recordInterruption(request: InterruptRequest): Promise<void> {
+    await this.interrupt.record(
+      {
+        transcript: this.transcript,
+        seqs: this.seqs,
+        position: () => this.position(),
+        noteInterruptedCall: (name, seq) => this.noteToolCall({ step: this.carry.step, name, seq, isError: true, error: 'interrupted' }),
+        warn: (message) => this.warn(message),
+      },
+      request,
+    );
+    if (request.continue) return;
+    this.carry.turnOpen = false;
+    this.carry.heldForMessage = true;
   }
 
   /** After the results: a message between a call and its result would make the request invalid. */

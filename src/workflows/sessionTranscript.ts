@@ -64,9 +64,17 @@ export class SessionTranscript {
 
   /** Stores `messages` under fresh seqs, then adds them to the context. */
   async store(messages: PlacedMessage[], claim?: StoreMessagesInput['claim']): Promise<void> {
+    await this.storeAt(messages.map((placed) => ({ ...placed, seq: this.seqs.next() })), claim);
+  }
+
+  /**
+   * Stores each message under the seq given, then adds them to the context; the seqs, in order. A seq
+   * already stored keeps its row (an attempt that finished after all), and that row enters the context.
+   */
+  async storeAt(messages: Array<PlacedMessage & { seq: number }>, claim?: StoreMessagesInput['claim']): Promise<number[]> {
     const measures = await this.storeMessages({
       sessionId: this.sessionId,
-      messages: messages.map(({ message }) => ({ seq: this.seqs.next(), message })),
+      messages: messages.map(({ seq, message }) => ({ seq, message })),
       ...(claim === undefined ? {} : { claim }),
     });
     for (const [index, measure] of measures.entries()) {
@@ -78,6 +86,7 @@ export class SessionTranscript {
       const oversizedUser = placed.message.role === 'user' && this.oversized(entry);
       this.carried.ledger.push(oversizedUser && patched(USER_TEXT_VIEW_PATCH) ? await this.views.viewIfOversized(entry) : entry);
     }
+    return messages.map(({ seq }) => seq);
   }
 
   private atCurrentStep(measure: MessageMeasure): LedgerEntry {

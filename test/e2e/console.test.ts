@@ -142,6 +142,12 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       if (manual.strategy !== 'summary') assert.equal(await page.$('#notices li.notice .notice-cost'), null, 'a compaction that called no model shows no cost');
       assert.equal(compacted.status, 'waiting_for_approval', 'compacting does not end the pause');
 
+      // Interrupt reaches the workflow's validator: a paused session has no step in flight to cut off.
+      await page.type('#interrupt-form input[name="reason"]', 'just checking');
+      await page.click('#interrupt-form button');
+      await waitForText(page, '#control-result', /refused|interrupted/);
+      assert.match(await textOf(page, '#control-result'), /^refused: session .* has no model call or tool call in flight; nothing to interrupt$/);
+
       // The message waits for the next turn; its text must come back as text, not markup.
       await page.type('#message-form textarea', INJECTED);
       await page.click('#message-form button');

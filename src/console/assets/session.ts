@@ -175,6 +175,10 @@ function describeResult(control: string, result: unknown): string {
     limits.push(`maxRepeatedToolCalls ${budget.maxRepeatedToolCalls}`);
     return `approved: ${limits.join(', ')}`;
   }
+  if (control === 'interrupt' && typeof result === 'object' && result !== null && 'cut' in result) {
+    const cut = result as { step: number; cut: string; continued: boolean };
+    return `interrupted step ${cut.step} (${cut.cut} cut off); ${cut.continued ? 'the turn goes on' : 'it waits for a message'}`;
+  }
   if (control === 'cancel') return 'cancellation requested';
   return 'sent';
 }
@@ -212,6 +216,10 @@ function control(formId: string, name: string, question: () => string, body: (fo
   });
 }
 
+function checked(form: HTMLFormElement, name: string): boolean {
+  return (form.elements.namedItem(name) as HTMLInputElement).checked;
+}
+
 function field(form: HTMLFormElement, name: string): string {
   return (form.elements.namedItem(name) as HTMLInputElement | HTMLTextAreaElement).value.trim();
 }
@@ -224,7 +232,14 @@ function numberField(form: HTMLFormElement, name: string): number | string | und
   return Number.isFinite(value) ? value : text;
 }
 
-control('message-form', 'message', () => `Send this message to ${sessionId}?`, (form) => ({ text: (form.elements.namedItem('text') as HTMLTextAreaElement).value }));
+control('message-form', 'message', () => `Send this message to ${sessionId}?`, (form) => ({
+  text: (form.elements.namedItem('text') as HTMLTextAreaElement).value,
+  ...(checked(form, 'now') ? { now: true } : {}),
+}));
+control('interrupt-form', 'interrupt', () => `Stop the model call or tool calls ${sessionId} is running now?`, (form) => ({
+  reason: field(form, 'reason'),
+  ...(checked(form, 'continue') ? { continue: true } : {}),
+}));
 control('compact-form', 'compact', () => `Compact the context of ${sessionId} now?`, () => ({}));
 control(
   'approve-form',
