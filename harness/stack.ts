@@ -190,6 +190,6 @@ export async function eventually<T>(check: () => Promise<T | undefined>, what: s
 
 /** Runs the `agentd` command line as a child process against the stack's server and store. */
 export function agentdOn(stack: Stack): (...args: string[]) => Promise<Finished> {
-  const env = { TEMPORAL_ADDRESS: stack.temporal.address, AGENTD_STORE: stack.storeFile };
-  return (...args) => finished(spawnNode(entryPoint('cli/main'), args, env));
+  // Read at each call: a suite's stack exists only once its before() hook has run.
+  return (...args) => finished(spawnNode(entryPoint('cli/main'), args, { TEMPORAL_ADDRESS: stack.temporal.address, AGENTD_STORE: stack.storeFile }));
 }

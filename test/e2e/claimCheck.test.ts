@@ -4,21 +4,15 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { historyBytes } from '../helpers/history';
-import { startStack, type Stack } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const OUTPUT_BYTES = 100_000;
 const MAX_HISTORY_BYTES_PER_STEP = 4096;
 
 describe('claim-check', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('keeps 100 KB tool outputs and a planted marker out of workflow history', async () => {
     const marker = `MARKER-${randomBytes(8).toString('hex')}`;

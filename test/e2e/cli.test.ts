@@ -1,7 +1,7 @@
 /** The command lines users type: agentd's own CLI and the stock `temporal` CLI as a client. */
 import { execFile } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,20 +10,14 @@ import { DEFAULT_COMMAND_LIMITS, SandboxKind, detectCommandSandbox } from '../..
 import { findTemporalCli } from '../../src/devServer/temporalCli';
 import type { SessionResult, SessionState } from '../../src/session/state';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
-import { agentdOn, startStack, type Stack } from '../../harness/stack';
+import { agentdOn } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const run = promisify(execFile);
 
 describe('command lines', () => {
-  let stack: Stack;
-  let agentd: ReturnType<typeof agentdOn>;
-  before(async () => {
-    stack = await startStack();
-    agentd = agentdOn(stack);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
 
   it('starts, follows, inspects and lists a session', async () => {
     await stack.withWorker({}, async () => {

@@ -4,24 +4,19 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { findTemporalCli } from '../../src/devServer/temporalCli';
 import type { CompactionNotice, CompactNowResult, SessionState } from '../../src/session/state';
 import { totalRejected } from '../../src/simulator/stats';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const run = promisify(execFile);
 const WINDOW = 32_768;
 
 describe('compaction', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('runs 200+ steps with 2-40 KB outputs at 32K without one oversize request', async () => {
     await stack.withWorker({ contextWindow: WINDOW }, async (simulator) => {

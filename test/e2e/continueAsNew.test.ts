@@ -3,19 +3,14 @@
  * ledger and counters (never bodies); query, signals and update keep working across runs.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CompactNowResult } from '../../src/session/state';
 import { totalRejected } from '../../src/simulator/stats';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 describe('continue-as-new', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('carries a session across runs with a small history budget; handlers keep working', async () => {
     await stack.withWorker({ latencyMs: 20, contextWindow: 32_768 }, async (simulator) => {

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { NativeConnection } from '@temporalio/worker';
 import { compareWithFloor } from '../../bench/overhead';
 import { readConfig } from '../../src/config/config';
@@ -15,7 +15,7 @@ import { DEFAULT_WORKFLOW_CACHE_SIZE, ENGINE_TUNING } from '../../src/config/eng
 import { createModelClient } from '../../src/model/client';
 import { createBuiltinRegistry } from '../../src/tools/registry';
 import { createAgentWorker } from '../../src/worker';
-import { startStack, type Stack } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 /** The arguments a running process was started with, from /proc (Linux). */
 function commandLine(pid: number): string[] {
@@ -23,13 +23,7 @@ function commandLine(pid: number): string[] {
 }
 
 describe('engine tuning on a real stack', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   test('the dev server runs with every server setting of the table', { skip: process.platform !== 'linux' && 'reads /proc' }, () => {
     const { server } = stack.temporal;

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { SessionResult } from '../../src/session/state';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { totalRejected } from '../../src/simulator/stats';
@@ -16,9 +16,10 @@ import type { StoredMessage } from '../../src/store/transcriptStore';
 import { closedActivities, pidOf, runningAttempt } from '../helpers/activityWatch';
 import { startBlackholeProxy, type BlackholeProxy } from '../helpers/blackholeProxy';
 import { startRecordingProxy, type RecordingProxy } from '../../harness/recordingProxy';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually } from '../../harness/stack';
 import { auditModelCalls, pairingProblems, seqGaps } from '../../harness/transcriptChecks';
 import { startWorkerProcess, type WorkerEnv, type WorkerProcess } from '../../harness/workerProcess';
+import { suiteStack } from '../helpers/suiteStack';
 
 const MINUTE = 60_000;
 /** Longer than the 6 s heartbeat timeout of callModel and runTool (src/workflows/activityOptions.ts). */
@@ -61,13 +62,7 @@ function linesOf(file: string): string[] {
 }
 
 describe('faults on the connection', { concurrency: 1 }, () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   /** Two worker processes on the stack's queue and SQLite file, talking to the model through `proxy`. */
   function twoWorkers(proxy: RecordingProxy): [WorkerProcess, WorkerProcess] {

@@ -8,16 +8,17 @@ import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { SessionResult } from '../../src/session/state';
 import { startSimulator } from '../../src/simulator/server';
 import { totalRejected } from '../../src/simulator/stats';
 import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
 import type { TranscriptStore } from '../../src/store/transcriptStore';
 import { mountSmallDisk, type SmallDisk } from '../helpers/smallDisk';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually, type Stack } from '../../harness/stack';
 import { pairingProblems, seqGaps, toolResults } from '../../harness/transcriptChecks';
 import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
+import { suiteStack } from '../helpers/suiteStack';
 
 const MINUTE = 60_000;
 /** What a full disk looks like in an error: the errno, SQLite's code, or its message. */
@@ -79,13 +80,7 @@ async function storedReplies(store: TranscriptStore, sessionId: string): Promise
 }
 
 describe('the disk fills', { concurrency: 1 }, () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('the store: its writes fail with SQLITE_FULL and are retried; once space is back the session completes intact', { timeout: 3 * MINUTE }, async (t) => {
     const disk = mountSmallDisk(32 * 1024 * 1024);

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { temporal } from '@temporalio/proto';
 import { listSessions, type SessionSummary } from '../../src/client/sessionList';
@@ -15,22 +15,16 @@ import { findTemporalCli } from '../../src/devServer/temporalCli';
 import { devServerSearchAttributeArgs, SESSION_SEARCH_ATTRIBUTES } from '../../src/session/searchAttributes';
 import { repoRoot } from '../../harness/repo';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
-import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';
+import { agentdOn, eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const run = promisify(execFile);
 
 const ids = (sessions: readonly { sessionId: string }[]) => sessions.map((session) => session.sessionId).sort();
 
 describe('fleet list', () => {
-  let stack: Stack;
-  let agentd: ReturnType<typeof agentdOn>;
-  before(async () => {
-    stack = await startStack();
-    agentd = agentdOn(stack);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
 
   it('lists sessions in each state from their search attributes, through agentd and the stock CLI', async () => {
     await stack.withWorker({ latencyMs: 100 }, async () => {

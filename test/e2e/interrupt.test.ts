@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { z } from 'zod';
@@ -14,22 +14,16 @@ import { createModelClient } from '../../src/model/client';
 import { startSimulator } from '../../src/simulator/server';
 import { builtinTools, ToolRegistry } from '../../src/tools/registry';
 import { defineTool, ToolEffect } from '../../src/tools/tool';
-import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';
+import { agentdOn, eventually } from '../../harness/stack';
 import { requireBubblewrap, skipWithoutBubblewrap } from '../helpers/bubblewrap';
+import { suiteStack } from '../helpers/suiteStack';
 
 const run = promisify(execFile);
 const sandbox = requireBubblewrap();
 
 describe('agentd interrupt', () => {
-  let stack: Stack;
-  let agentd: ReturnType<typeof agentdOn>;
-  before(async () => {
-    stack = await startStack();
-    agentd = agentdOn(stack);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
 
   /** Runs `agentd interrupt` and says how long it took to answer. */
   async function interrupt(sessionId: string, ...flags: string[]) {

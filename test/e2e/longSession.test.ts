@@ -1,20 +1,14 @@
 /** A 2,000-step autonomous session: many compactions and several runs, and it completes. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { totalRejected } from '../../src/simulator/stats';
 import { historyBytes } from '../helpers/history';
-import { startStack, type Stack } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const STEPS = 2000;
 
 describe('long session', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it(`completes ${STEPS} steps across several runs through continue-as-new`, async () => {
     await stack.withWorker({ contextWindow: 32_768 }, async (simulator) => {

@@ -4,28 +4,22 @@
  * and `agentd watch` / `list` / `approve` against live sessions.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { watchSession } from '../../src/cli/watch';
 import { SIMULATOR_PRICE } from '../../src/model/prices';
 import { compactNowUpdate } from '../../src/session/definitions';
 import type { SessionState } from '../../src/session/state';
 import type { RunningSimulator } from '../../src/simulator/server';
-import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';
+import { agentdOn, eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 /** Long enough that a paused session which still called the model would be caught. */
 const QUIET_MS = 1500;
 
 describe('operator view', () => {
-  let stack: Stack;
-  let agentd: ReturnType<typeof agentdOn>;
-  before(async () => {
-    stack = await startStack();
-    agentd = agentdOn(stack);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
 
   async function pausedState(sessionId: string, guard: string): Promise<SessionState> {
     return eventually(async () => {

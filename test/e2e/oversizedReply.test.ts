@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { createModelClient } from '../../src/model/client';
 import { serveScriptedReplies } from '../helpers/scriptedEndpoint';
-import { startStack, type Stack } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const WINDOW = 65_536;
 /** Prose past any window, and a file body to write that is as long. */
@@ -17,13 +17,7 @@ const RAMBLE = 'The build is green and the plan is sound. '.repeat(50_000);
 const FILE_BODY = 'export const table = [' + '1, 2, 3, 5, 8, 13, 21, 34, '.repeat(100_000) + '];\n';
 
 describe('a model reply bigger than the window', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('is stored whole, sent as a view, and its tool call runs whole', { timeout: 120_000 }, async () => {
     const endpoint = await serveScriptedReplies((index) =>

@@ -4,7 +4,7 @@
  * alone, and results enter the transcript in call order whatever order they finish in.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { createModelClient } from '../../src/model/client';
@@ -13,7 +13,7 @@ import { builtinTools, ToolRegistry } from '../../src/tools/registry';
 import { ToolEffect } from '../../src/tools/tool';
 import { batchesOf } from '../../src/workflows/toolCallBatches';
 import { sleepTool, type Span } from '../../harness/sleepTool';
-import { startStack, type Stack } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const EventType = temporal.api.enums.v1.EventType;
 
@@ -35,13 +35,7 @@ interface ToolActivity {
 }
 
 describe('parallel read tool calls', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('cuts calls into runs of reads and single other calls', () => {
     const call = (id: string, effect?: ToolEffect) => ({ id, name: id, ...(effect ? { effect } : {}) });

@@ -9,22 +9,17 @@ import { Worker } from '@temporalio/worker';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { compactNowUpdate } from '../../src/session/definitions';
 import { repoRoot } from '../../harness/repo';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const FIXTURES = join(repoRoot(), 'test', 'fixtures', 'histories');
 const { History } = temporal.api.history.v1;
 
 describe('replay', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('replays a fresh history of a two-turn session with signals and queries', async () => {
     const history = await stack.withWorker({}, async () => {

@@ -5,26 +5,20 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { SessionSchedules, type ScheduleRow } from '../../src/client/sessionSchedules';
 import { ensureTemporalCli } from '../../src/devServer/temporalCli';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
-import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';
+import { agentdOn, eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const run = promisify(execFile);
 
 describe('agentd schedule', () => {
-  let stack: Stack;
-  let agentd: ReturnType<typeof agentdOn>;
-  before(async () => {
-    stack = await startStack();
-    agentd = agentdOn(stack);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
 
   async function listed(): Promise<ScheduleRow[]> {
     const answer = await agentd('schedule', 'list', '--json');

@@ -1,21 +1,16 @@
 /** An agent session end to end: real dev server, real worker, real HTTP to the simulator. */
 import { WorkflowFailedError } from '@temporalio/client';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SessionInputError } from '../../src/session/input';
 import { totalRejected } from '../../src/simulator/stats';
 import { compactNowUpdate, TASK_QUEUE, WORKFLOW_TYPE } from '../../src/session/definitions';
 import type { CompactNowResult } from '../../src/session/state';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 describe('agentSession', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('runs an autonomous job to completion through the simulator', async () => {
     await stack.withWorker({}, async (simulator) => {

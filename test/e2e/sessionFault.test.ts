@@ -5,7 +5,7 @@
  * failed; now the session fails at once, saying why, and its state still answers.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -17,18 +17,12 @@ import { startSimulator } from '../../src/simulator/server';
 import { createBuiltinRegistry } from '../../src/tools/registry';
 import { SessionFault } from '../../src/workflows/agentSession';
 import { detectSandboxFromEnv } from '../../src/worker/sandboxFromConfig';
-import { startStack, type Stack } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const EventType = temporal.api.enums.v1.EventType;
 
 describe('a fault in the workflow code', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack({ logLevel: 'ERROR' });
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack({ logLevel: 'ERROR' });
 
   it('fails the session with the error in its state, instead of retrying the workflow task forever', { timeout: 60_000 }, async () => {
     const simulator = await startSimulator();

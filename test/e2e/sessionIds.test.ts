@@ -8,12 +8,13 @@ import { WorkflowFailedError } from '@temporalio/client';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SessionIdTakenError } from '../../src/client/sessionClient';
 import { TASK_QUEUE, WORKFLOW_TYPE } from '../../src/session/definitions';
 import { parseSessionInput, SessionInputError } from '../../src/session/input';
 import { archivedKey } from '../../src/store/transcriptStore';
-import { agentdOn, startStack, type Stack } from '../../harness/stack';
+import { agentdOn } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const BAD_IDS = ['../escape1', '..', '.', 'a/b', 'x'.repeat(300), '-leading-dash', 'white space', 'nul\0byte'];
 
@@ -22,15 +23,8 @@ function userTexts(rows: ReadonlyArray<{ message: { role: string; content?: unkn
 }
 
 describe('session ids are used once', () => {
-  let stack: Stack;
-  let agentd: ReturnType<typeof agentdOn>;
-  before(async () => {
-    stack = await startStack();
-    agentd = agentdOn(stack);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
 
   it('refuses an id whose session completed or still runs, exit 2, and the old transcript stays as it was', async () => {
     await stack.withWorker({}, async () => {

@@ -6,13 +6,14 @@
  */
 import type { temporal } from '@temporalio/proto';
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startSimulator } from '../../src/simulator/server';
 import { totalRejected } from '../../src/simulator/stats';
 import { startRecordingProxy, type ProxiedCall } from '../../harness/recordingProxy';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually, type Stack } from '../../harness/stack';
 import { auditModelCalls, pairingProblems, seqGaps } from '../../harness/transcriptChecks';
 import { startWorkerProcess, type WorkerEnv, type WorkerProcess } from '../../harness/workerProcess';
+import { suiteStack } from '../helpers/suiteStack';
 
 const MINUTE = 60_000;
 const STEPS = 8;
@@ -39,13 +40,7 @@ interface Observed {
 }
 
 describe('graceful shutdown', { concurrency: 1 }, () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   async function storedReplies(sessionId: string): Promise<number> {
     return (await stack.store.list(sessionId)).filter((row) => row.message.role === 'assistant').length;

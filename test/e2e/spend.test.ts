@@ -4,7 +4,7 @@
  * are the ledger's cached over prompt tokens.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SIMULATOR_PRICE } from '../../src/model/prices';
 import type { CallSpendReport } from '../../src/policy/spend';
 import { compactNowUpdate } from '../../src/session/definitions';
@@ -13,7 +13,8 @@ import type { SimulatorStats } from '../../src/simulator/stats';
 import type { AppliedCompaction } from '../../src/policy/compactionEvent';
 import { CompactionRecord } from '../../src/workflows/compactionRecord';
 import type { CompactionCarry } from '../../src/workflows/sessionCarry';
-import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';
+import { agentdOn, eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 const WINDOW = 32_768;
 /** Outputs big enough that a 16-step job has a region worth summarizing at 32K. */
@@ -41,13 +42,7 @@ function assertNear(actual: number, expected: number, what: string): void {
 }
 
 describe('spend you can see', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   async function waitingSession(): Promise<string> {
     const handle = await stack.sessions.start({ task: TASK, model: 'agentd-sim', contextWindow: WINDOW, awaitMessagesSeconds: 300 });

@@ -4,9 +4,10 @@
  * end; between turns it opens the next turn as any message does.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';
+import { describe, it } from 'node:test';
+import { agentdOn, eventually, type Stack } from '../../harness/stack';
 import { withRecordedWorker } from '../helpers/recordedWorker';
+import { suiteStack } from '../helpers/suiteStack';
 
 /** The workflow's model calls scheduled before it received its first signal: the requests the message could not be in. */
 async function modelCallsBeforeSignal(stack: Stack, sessionId: string): Promise<number> {
@@ -20,15 +21,8 @@ async function modelCallsBeforeSignal(stack: Stack, sessionId: string): Promise<
 }
 
 describe('agentd send --now', () => {
-  let stack: Stack;
-  let agentd: ReturnType<typeof agentdOn>;
-  before(async () => {
-    stack = await startStack();
-    agentd = agentdOn(stack);
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
 
   it('puts the message in the next model request of the turn in progress', { timeout: 120_000 }, async () => {
     await withRecordedWorker(stack, { latencyMs: 300 }, async (_simulator, proxy) => {

@@ -4,15 +4,16 @@
  * enter the context as head-and-tail views that read_output pages, and the session goes on.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { messageSignal, TASK_QUEUE, WORKFLOW_TYPE } from '../../src/session/definitions';
 import { parseSessionInput, SessionInputError } from '../../src/session/input';
 import { DEFAULT_MAX_USER_TEXT_BYTES } from '../../src/session/limits';
 import type { SessionResult } from '../../src/session/state';
 import { totalRejected } from '../../src/simulator/stats';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually } from '../../harness/stack';
 import { toolResults } from '../../harness/transcriptChecks';
+import { suiteStack } from '../helpers/suiteStack';
 
 const MINUTE = 60_000;
 
@@ -30,13 +31,7 @@ function bulk(bytes: number, tag: string): string {
 }
 
 describe('size limits on user text', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('the client and CLI refuse a task or message over the limit, naming the field, exit 2', async () => {
     const big = 'x'.repeat(DEFAULT_MAX_USER_TEXT_BYTES + 1);

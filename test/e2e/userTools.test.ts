@@ -16,8 +16,8 @@ import { toolSpec } from '../../src/tools/tool';
 import { loadUserTools, ToolModuleError } from '../../src/tools/userTools';
 import { startWorkerFromConfig } from '../../src/worker';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
-import { startStack, type Stack } from '../../harness/stack';
 import { toolResults } from '../../harness/transcriptChecks';
+import { suiteStack } from '../helpers/suiteStack';
 
 const ZOD = JSON.stringify(require.resolve('zod'));
 const BUILTIN_NAMES = builtinTools.map((tool) => tool.name);
@@ -182,13 +182,7 @@ describe('MCP configuration', () => {
 });
 
 describe('a worker started from its configuration', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('loads AGENTD_TOOLS_MODULE and AGENTD_MCP_CONFIG, and a session calls the user tool and an MCP tool', async () => {
     const toolsFile = join(stack.dir, 'my-tools.js');

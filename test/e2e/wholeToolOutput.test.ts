@@ -4,10 +4,10 @@
  * characters) when it was collected, and what was printed in its middle was lost for good.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { requireBubblewrap, skipWithoutBubblewrap } from '../helpers/bubblewrap';
-import { startStack, type Stack } from '../../harness/stack';
 import { toolResults } from '../../harness/transcriptChecks';
+import { suiteStack } from '../helpers/suiteStack';
 
 const NEEDLE = 'NEEDLE-IN-THE-MIDDLE';
 /** 1.9 MB: 150,000 numbered lines either side of the needle. */
@@ -17,13 +17,7 @@ const PRINTED = `${NUMBERS}${NEEDLE}\n${NUMBERS}exit code: 0`;
 const TASK = `Print it all. [sim steps=3]\n[sim call run_command ${JSON.stringify({ command: COMMAND })}]`;
 
 describe('a tool output bigger than the window', skipWithoutBubblewrap(requireBubblewrap()), () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('is stored whole, middle included, and enters the context as a view', { timeout: 120_000 }, async () => {
     await stack.withWorker({}, async () => {

@@ -1,19 +1,14 @@
 /** Durability: a worker process killed mid-session is replaced and the session finishes intact. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { startSimulator } from '../../src/simulator/server';
 import { totalRejected } from '../../src/simulator/stats';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
-import { eventually, startStack, type Stack } from '../../harness/stack';
+import { eventually } from '../../harness/stack';
+import { suiteStack } from '../helpers/suiteStack';
 
 describe('worker restart', () => {
-  let stack: Stack;
-  before(async () => {
-    stack = await startStack();
-  });
-  after(async () => {
-    await stack?.stop();
-  });
+  const stack = suiteStack();
 
   it('finishes a session whose worker was killed with SIGKILL mid-run', async () => {
     const simulator = await startSimulator({ latencyMs: 100 });
