@@ -8,7 +8,8 @@
 import { CancellationScope, condition, isCancellation } from '@temporalio/workflow';
 import type { CallModelResult } from '../activities/types';
 import { interruptedToolOutput, interruptNotice } from '../model/noticeFormat';
-import type { InterruptRequest, InterruptResult } from '../session/definitions';
+import { InterruptRequestSchema, type InterruptRequest, type InterruptResult } from '../session/definitions';
+import { describeZodError } from '../session/validation';
 import { refusedUpdate } from './approvalGate';
 import type { SeqAllocator } from './seqAllocator';
 import type { SessionTranscript } from './sessionTranscript';
@@ -34,16 +35,20 @@ export class StepInterrupt {
   /** The seq each tool call of the step started under: a late result of the cancelled attempt lands on the same row. */
   private readonly startedSeqs = new Map<string, number>();
 
-  /** Validator of `interrupt`: only a step whose model call or tool calls run can be cut off. */
-  validate(sessionId: string, request: InterruptRequest): void {
+  /**
+   * Validator of `interrupt`: only a step whose model call or tool calls run can be cut off, and the
+   * request is checked as the CLI checks it (the stock CLI sends whatever it is given).
+   */
+  validate(sessionId: string, raw: unknown): void {
+    const parsed = InterruptRequestSchema.safeParse(raw);
+    if (!parsed.success) throw refusedUpdate(`invalid interrupt: ${describeZodError(parsed.error)}`);
     if (this.scope === undefined) throw refusedUpdate(`session ${sessionId} has no model call or tool call in flight; nothing to interrupt`);
     if (this.request !== undefined) throw refusedUpdate(`session ${sessionId} is already being interrupted (${this.request.reason})`);
-    if (request.reason.trim() === '') throw refusedUpdate('reason: must not be empty');
   }
 
-  /** Handler of `interrupt`: cuts the step off, and answers once it is recorded. */
-  async interrupt(request: InterruptRequest): Promise<InterruptResult> {
-    this.request = request;
+  /** Handler of `interrupt` (after `validate`): cuts the step off, and answers once it is recorded. */
+  async interrupt(raw: unknown): Promise<InterruptResult> {
+    this.request = InterruptRequestSchema.parse(raw);
     this.scope?.cancel();
     await condition(() => this.result !== undefined);
     const result = this.result!;

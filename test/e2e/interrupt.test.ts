@@ -61,6 +61,8 @@ describe('agentd interrupt', () => {
       const refused = await interrupt('int-model', '--reason', 'again');
       assert.equal(refused.code, 1, refused.stderr);
       assert.match(refused.stderr, /no model call or tool call in flight/);
+      // The stock CLI sends what it is given: the workflow checks the request as agentd's CLI does.
+      await assert.rejects(stack.sessions.interrupt('int-model', { reason: ' ' }), (error: Error) => /invalid interrupt: reason: must not be empty/.test(String((error.cause as Error | undefined)?.message)));
 
       // awaitMessagesSeconds is 0: without the hold the session would have ended.
       await sleep(2_000);
@@ -105,7 +107,7 @@ describe('agentd interrupt', () => {
       effect: ToolEffect.write,
       async run() {
         starts += 1;
-        await sleep(6_000);
+        await sleep(10_000);
         return { output: 'deployed' };
       },
     });
@@ -125,8 +127,8 @@ describe('agentd interrupt', () => {
         };
         const row = await recorded();
         assert.match(String(row?.message.content), /interrupted: the operator stopped deploy before it finished \(wrong target\); its effect is unknown and it was not run again/);
-        // The attempt ends on its own after 6 s and tries to store "deployed" under the same seq.
-        await sleep(8_000);
+        // The attempt ends on its own after 10 s and tries to store "deployed" under the same seq.
+        await sleep(12_000);
         assert.equal((await recorded())?.message.content, row?.message.content, 'the interrupted record stays');
         await stack.sessions.send('int-write', 'leave it [sim steps=1]');
         const result = await stack.sessions.result('int-write');

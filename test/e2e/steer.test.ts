@@ -25,7 +25,7 @@ describe('agentd send --now', () => {
   const agentd = agentdOn(stack);
 
   it('puts the message in the next model request of the turn in progress', { timeout: 120_000 }, async () => {
-    await withRecordedWorker(stack, { latencyMs: 300 }, async (_simulator, proxy) => {
+    await withRecordedWorker(stack, { latencyMs: 600 }, async (_simulator, proxy) => {
       const task = 'count the files, ten steps [sim steps=10]';
       await stack.sessions.start({ task, model: 'agentd-sim' }, { sessionId: 'steer-1' });
       const requests = () => proxy.calls().filter((call) => call.task === task);
