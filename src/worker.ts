@@ -95,14 +95,21 @@ export function createHostWorker(options: AgentWorkerOptions & { hostTaskQueue: 
 }
 
 /**
- * Sets the SDK's log level once per process (env AGENTD_LOG_LEVEL, default WARN): the worker's
- * INFO lines (bundling, state changes) drown the progress an operator wants to read. The SDK's own
- * signal handlers stay off: `RunningWorker.run` handles SIGTERM/SIGINT (drain, then a forced exit).
+ * Sets up the SDK's runtime once per process. The log level (env AGENTD_LOG_LEVEL, default WARN):
+ * the worker's INFO lines (bundling, state changes) drown the progress an operator wants to read.
+ * With `metricsAddress`, a Prometheus endpoint serves Temporal's metrics and agentd's on `/metrics`.
+ * The SDK's own signal handlers stay off: `RunningWorker.run` handles SIGTERM/SIGINT (drain, then a
+ * forced exit).
  */
-export function installWorkerLogging(level = process.env.AGENTD_LOG_LEVEL ?? 'WARN'): void {
+export function installWorkerRuntime(options: { metricsAddress?: string | undefined; level?: string } = {}): void {
+  const level = options.level ?? process.env.AGENTD_LOG_LEVEL ?? 'WARN';
   const levels: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
   const chosen = levels.find((candidate) => candidate === level.toUpperCase()) ?? 'WARN';
-  Runtime.install({ logger: withoutExpectedWarnings(new DefaultLogger(chosen)), shutdownSignals: [] });
+  Runtime.install({
+    logger: withoutExpectedWarnings(new DefaultLogger(chosen)),
+    shutdownSignals: [],
+    ...(options.metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.metricsAddress } } } } : {}),
+  });
 }
 
 /**
@@ -240,10 +247,13 @@ export async function startWorkerFromConfig(
 }
 
 if (require.main === module) {
-  installWorkerLogging();
   // readConfig inside the chain, so a bad setting is reported in one line like any other failure.
   Promise.resolve()
-    .then(() => startWorkerFromConfig(readConfig()))
+    .then(() => {
+      const config = readConfig();
+      installWorkerRuntime({ metricsAddress: config.metricsAddress });
+      return startWorkerFromConfig(config);
+    })
     .then((running) => running.run())
     .catch((error: unknown) => {
       process.stderr.write(`agentd worker: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -51,6 +51,11 @@ export interface AgentdConfig {
    * evicted and replayed on their next message. 0 keeps none. @default 50
    */
   workflowCacheSize: number;
+  /**
+   * Where the worker serves Prometheus metrics (`AGENTD_METRICS_ADDRESS`, host:port; `/metrics`):
+   * Temporal's own and agentd's. Unset: no metrics endpoint.
+   */
+  metricsAddress?: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
@@ -77,6 +82,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     },
     shutdownGraceSeconds: shutdownGraceSeconds(env.AGENTD_SHUTDOWN_GRACE_SECONDS),
     prices: readPrices(env.AGENTD_PRICES),
+    ...(env.AGENTD_METRICS_ADDRESS ? { metricsAddress: metricsAddressOf(env.AGENTD_METRICS_ADDRESS) } : {}),
     maxUserTextBytes: readMaxUserTextBytes(env.AGENTD_MAX_USER_TEXT_BYTES),
     workflowCacheSize: readWorkflowCacheSize(env.AGENTD_WORKFLOW_CACHE_SIZE),
   };
@@ -113,6 +119,14 @@ function readMaxUserTextBytes(value: string | undefined): number {
 }
 
 /** A host id becomes part of a task queue name, so it is kept to a safe alphabet. */
+/** host:port, the host a name, an IPv4 address or a bracketed IPv6 one. */
+function metricsAddressOf(raw: string): string {
+  const value = raw.trim();
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+  if (!match || Number(match[2]) > 65_535) throw new ConfigError(`AGENTD_METRICS_ADDRESS: expected host:port (e.g. 0.0.0.0:9464), got '${raw}'`);
+  return value;
+}
+
 function hostIdOf(raw: string): string {
   const id = raw.trim();
   if (!/^[A-Za-z0-9._-]{1,100}$/.test(id)) {

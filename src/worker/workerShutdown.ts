@@ -1,7 +1,7 @@
 /**
  * How a worker process stops on SIGTERM or SIGINT: the first signal drains (no new tasks; running
  * activities get the grace time, then are cancelled through their heartbeats), a second one exits
- * at once. agentd owns these signals; installWorkerLogging keeps the SDK's own handlers off.
+ * at once. agentd owns these signals; installWorkerRuntime keeps the SDK's own handlers off.
  */
 import type { Worker } from '@temporalio/worker';
 

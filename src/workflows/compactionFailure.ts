@@ -9,6 +9,7 @@ import type { CompactionNotice } from '../session/state';
 import type { BreakerRole } from './breakerRole';
 import type { CompactionRecord, SessionPosition } from './compactionRecord';
 import type { CompactionCarry } from './sessionCarry';
+import { countCompactionFailure } from './sessionMetrics';
 
 export interface CompactionFailure {
   readonly decision: CompactDecision;
@@ -34,6 +35,7 @@ export function recordCompactionFailure(
     carried.breaker = recordFailure(carried.breaker, settings.breakerThreshold, role.graceful ? failure : undefined);
   }
   log.warn('compaction failed', { sessionId, why, breaker: carried.breaker });
+  countCompactionFailure(!wasOpen && carried.breaker.open);
   return record.failed(
     {
       reason: decision.requestedBy,

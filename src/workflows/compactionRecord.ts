@@ -5,6 +5,7 @@
 import { NO_SPEND, reportSpend, sumSpend, type AppliedCompaction, type CallSpend } from '../policy';
 import type { CompactionNotice } from '../session/state';
 import type { CarriedNotice, CompactionCarry } from './sessionCarry';
+import { countCompaction } from './sessionMetrics';
 
 const NOTICES_KEPT = 20;
 
@@ -45,6 +46,7 @@ export class CompactionRecord {
       ...marks,
     };
     this.carried.byStrategy[notice.strategy] += 1;
+    countCompaction(notice.strategy, notice.reason);
     this.push(notice);
     return shown(notice);
   }

@@ -54,10 +54,13 @@ export class SessionBudget {
   /**
    * One reply of the agent: its tokens, and its tool calls for the repeated-call guard;
    * `possiblyBilledCalls` when an earlier attempt of the request may have been answered and lost.
+   * Returns what this call alone cost.
    */
-  recordAgentCall(usage: CallTokens, toolCalls: ReadonlyArray<{ name: string; fingerprint?: string }>, possiblyBilledCalls = 0): void {
-    this.carried.agentSpend = addPossiblyBilled(addSpend(this.carried.agentSpend, usage, this.input.prices), possiblyBilledCalls);
+  recordAgentCall(usage: CallTokens, toolCalls: ReadonlyArray<{ name: string; fingerprint?: string }>, possiblyBilledCalls = 0): CallSpend {
+    const billed = addPossiblyBilled(addSpend(NO_SPEND, usage, this.input.prices), possiblyBilledCalls);
+    this.carried.agentSpend = sumSpend(this.carried.agentSpend, billed);
     this.carried.repeat = extendRepeat(this.carried.repeat, toolCalls);
+    return billed;
   }
 
   /**

@@ -20,6 +20,7 @@ import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
 import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
 import { SeqAllocator } from './seqAllocator';
+import { countModelCalls, countStep, countToolCall, recordStepLatency } from './sessionMetrics';
 import { SessionTranscript } from './sessionTranscript';
 import { StepInterrupt } from './stepInterrupt';
 import type { ToolCall, ToolCallRunner } from './toolCallBatches';
@@ -49,6 +50,8 @@ export class SessionRun implements ToolCallRunner {
   /** Failover notices to append once the current step's tool results are in. */
   private readonly pendingNotices: string[] = [];
   private ended?: Ended;
+  /** When the step in progress began, by the workflow's clock. */
+  private stepStartedAt = 0;
 
   constructor(
     readonly sessionId: string,
@@ -59,7 +62,10 @@ export class SessionRun implements ToolCallRunner {
     this.activities = sessionActivities(input);
     this.budget = new SessionBudget(input, this.carry.budget);
     const settings = resolveCompactionSettings(input.contextWindow, input.compaction, { landWithRoom: patched(LAND_WITH_ROOM_PATCH) });
-    const summarize = billedSummaries(this.activities.summarize, this.budget, (spend) => this.compaction.billSummary(spend));
+    const summarize = billedSummaries(this.activities.summarize, this.budget, (spend) => {
+      this.compaction.billSummary(spend);
+      countModelCalls('summary', input.model, spend);
+    });
     const compactionActivities = { ...this.activities, summarize };
     this.seqs = new SeqAllocator(this.carry);
     this.compaction = new CompactionController(sessionId, input.model, settings, cachePricesOf(input.prices), compactionActivities, this.seqs, this.carry.compaction);
@@ -118,6 +124,8 @@ export class SessionRun implements ToolCallRunner {
 
   beginStep(): void {
     this.carry.step += 1;
+    this.stepStartedAt = Date.now();
+    countStep(this.input.model);
   }
 
   /** The agent's reply: its spend, its place in the context; without tool calls it ends the turn. */
@@ -126,7 +134,7 @@ export class SessionRun implements ToolCallRunner {
     usage.modelCalls += 1;
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
-    this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0);
+    countModelCalls('agent', this.input.model, this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0));
     await this.transcript.addReply(reply.measure);
     this.interrupt.noteReply(reply);
     if (reply.droppedToolCalls) {
@@ -163,6 +171,7 @@ export class SessionRun implements ToolCallRunner {
       isError: result.isError,
       ...(result.error ? { error: result.error } : {}),
     });
+    countToolCall(result.toolName, result.isError);
     if (result.finished) this.answered(result.finished.answer, result.measure.seq);
   }
 
@@ -189,6 +198,7 @@ export class SessionRun implements ToolCallRunner {
     if (notices.length > 0) {
       await this.transcript.store(notices.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
     }
+    recordStepLatency(this.input.model, Date.now() - this.stepStartedAt);
     this.publish();
   }
 

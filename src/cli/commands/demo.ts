@@ -11,7 +11,7 @@ import { loadConnectionOptions } from '../../connection/connect';
 import { describeConnection } from '../../connection/options';
 import { startDevServer, type DevServer } from '../../devServer/devServer';
 import { ensureTemporalCli } from '../../devServer/temporalCli';
-import { installWorkerLogging, startWorkerFromConfig } from '../../worker';
+import { installWorkerRuntime, startWorkerFromConfig } from '../../worker';
 import { ExitCode, UsageError, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse, positiveInt } from '../args';
 import { followSession } from '../follow';
@@ -53,7 +53,7 @@ ${CONNECTION_HELP}`,
       'context-window': { type: 'string' },
     });
     const config = configWith(values);
-    installWorkerLogging();
+    installWorkerRuntime({ metricsAddress: config.metricsAddress });
     const model = values.model ?? config.defaultModel;
     if (!model) throw new UsageError('--model: an endpoint is configured but no model given (or set AGENTD_MODEL)');
     const simulated = usesSimulator(config);

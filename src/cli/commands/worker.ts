@@ -2,7 +2,7 @@
 import { usesSimulator } from '../../config/config';
 import { McpConfigError } from '../../mcp/config';
 import { ToolModuleError } from '../../tools/userTools';
-import { installWorkerLogging, startWorkerFromConfig } from '../../worker';
+import { installWorkerRuntime, startWorkerFromConfig } from '../../worker';
 import { ExitCode, type Command } from '../command';
 import { configWith, CONNECTION_HELP, CONNECTION_OPTIONS, parse } from '../args';
 
@@ -33,12 +33,13 @@ Runs the agentSession workflow and its activities. Settings come from the enviro
   AGENTD_ENCRYPTION_KEY_ID, AGENTD_ENCRYPTION_KEY
                                     encrypt payloads sent through Temporal (clients need the same key)
   AGENTD_LOG_LEVEL                  the SDK's log level (default WARN)
+  AGENTD_METRICS_ADDRESS            serve Prometheus metrics (Temporal's and agentd's) on host:port/metrics
 A bad tools module or server list stops the worker before it connects (exit code 2).
 ${CONNECTION_HELP}`,
   async run(argv) {
     const { values } = parse(argv, CONNECTION_OPTIONS);
     const config = configWith(values);
-    installWorkerLogging();
+    installWorkerRuntime({ metricsAddress: config.metricsAddress });
     if (!usesSimulator(config)) console.error(`model endpoint: ${config.modelBaseURL ?? "OpenAI's default"}`);
     let running;
     try {
