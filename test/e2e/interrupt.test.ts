@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { z } from 'zod';
+import { ensureTemporalCli } from '../../src/devServer/temporalCli';
 import { createModelClient } from '../../src/model/client';
 import { startSimulator } from '../../src/simulator/server';
 import { builtinTools, ToolRegistry } from '../../src/tools/registry';
@@ -61,6 +62,13 @@ describe('agentd interrupt', () => {
       const refused = await interrupt('int-model', '--reason', 'again');
       assert.equal(refused.code, 1, refused.stderr);
       assert.match(refused.stderr, /no model call or tool call in flight/);
+      // From the stock CLI, the same update and the same refusal.
+      const cli = await ensureTemporalCli();
+      const stock = await run(cli, ['workflow', 'update', 'execute', '--workflow-id', 'int-model', '--name', 'interrupt', '--input', '{"reason":"again"}', '--address', stack.temporal.address]).then(
+        () => '',
+        (error: { stderr?: string }) => String(error.stderr),
+      );
+      assert.match(stock, /nothing to interrupt/);
       // The stock CLI sends what it is given: the workflow checks the request as agentd's CLI does.
       await assert.rejects(stack.sessions.interrupt('int-model', { reason: ' ' }), (error: Error) => /invalid interrupt: reason: must not be empty/.test(String((error.cause as Error | undefined)?.message)));
 
