@@ -50,8 +50,10 @@ ${CONNECTION_HELP}`,
     const running = await startConsole({ client, sessions, store }, checked.data);
     // The token itself is never printed: a console run as a service writes its output to a log.
     const login = token === undefined ? '' : ` (log a browser in once with ${running.baseUrl}?token=<the token>)`;
+    // Listening before the line that says it is up: a Ctrl-C right after that line stops it cleanly.
+    const stopped = Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
     console.log(`agentd console on ${running.baseUrl}${login}`);
-    await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+    await stopped;
     await running.close();
     await store.close();
     await client.connection.close();

@@ -128,8 +128,10 @@ export const simCommand: Command = {
       process.stderr.write(`agentd sim: ${message}\n`);
       return ExitCode.unavailable;
     }
+    // Listening before the line that says it is up: a Ctrl-C right after that line stops it cleanly.
+    const stopped = waitForSignal();
     process.stderr.write(`${SIMULATOR_BANNER}\nsimulator listening on ${simulator.baseURL}\n`);
-    const signal = await waitForSignal();
+    const signal = await stopped;
     await simulator.stop();
     const { requests, rejected } = simulator.stats();
     const refused = Object.values(rejected).reduce((sum, count) => sum + count, 0);
