@@ -54,13 +54,14 @@ export const scheduleCommand: Command = {
     const config = configWith(values);
     if (action === 'create') {
       // Checked in full before connecting: a bad field exits 2 even with no server.
+      // A flag left out is undefined, which the schema reads as absent (and fills its default).
       const spec = parseScheduleSpec({
         name: requirePositional(positionals, 1, 'name'),
-        ...(values.cron !== undefined ? { cron: values.cron } : {}),
-        ...(values.every !== undefined ? { every: values.every } : {}),
-        ...(values.overlap !== undefined ? { overlap: values.overlap } : {}),
-        ...(values['catchup-window'] !== undefined ? { catchupWindow: values['catchup-window'] } : {}),
-        ...(values.jitter !== undefined ? { jitter: values.jitter } : {}),
+        cron: values.cron,
+        every: values.every,
+        overlap: values.overlap,
+        catchupWindow: values['catchup-window'],
+        jitter: values.jitter,
       });
       const request = sessionRequestOf(values, requirePositional(positionals, 2, 'task'), config);
       const input = resolveStart(request, { maxUserTextBytes: config.maxUserTextBytes, prices: config.prices });
