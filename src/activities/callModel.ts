@@ -21,7 +21,7 @@ import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type M
 export function createCallModel(deps: ActivityDeps) {
   const { store, model } = deps;
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
-    const tools = await toolsOf(deps, input.sessionId);
+    const tools = await toolsOf(deps, input.sessionId, input.tools);
     const toolSchemaTokens = toolTokensOf(tools);
     const context = await store.getMany(input.sessionId, fromSeqRuns(input.context));
     // A retry after the reply was stored must not call (and bill) the model again. Asked last, just

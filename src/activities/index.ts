@@ -3,6 +3,7 @@ import { createCallModel } from './callModel';
 import { createClaimWorkspace } from './claimWorkspace';
 import { createCutToolResults } from './cutToolResults';
 import type { ActivityDeps } from './deps';
+import { createReadDelegation } from './readDelegation';
 import { createRunTool } from './runTool';
 import { createStoreMessages } from './storeMessages';
 import { createStoreSessionMemory } from './storeSessionMemory';
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     summarize: createSummarize(deps),
     storeSessionMemory: createStoreSessionMemory(deps),
     claimWorkspace: createClaimWorkspace(deps),
+    readDelegation: createReadDelegation(deps),
   };
 }
 

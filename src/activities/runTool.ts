@@ -8,6 +8,7 @@ import { toolsOf } from './toolsOf';
 import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
 import type { ActivityDeps } from './deps';
+import { delegationOutput } from './delegationOutput';
 import { withHeartbeat } from './heartbeat';
 import { capText } from '../model/capText';
 import { measureOf } from './measure';
@@ -76,14 +77,17 @@ export function createRunTool(deps: ActivityDeps) {
     const meta: ToolMeta = { toolName: call.function.name, isError: false };
     // A session's MCP server that cannot be reached must not stop its built-in tools from running.
     let unlisted: unknown;
-    const tools = await toolsOf(deps, input.sessionId).catch((error: unknown) => {
+    const tools = await toolsOf(deps, input.sessionId, input.tools).catch((error: unknown) => {
       unlisted = error;
-      return deps.tools;
+      return deps.tools.filtered(input.tools);
     });
     let output: string;
     if (unlisted !== undefined && tools.get(call.function.name) === undefined) {
       meta.isError = true;
       output = `error: tool ${call.function.name} is not available: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`;
+    } else if (input.delegated !== undefined) {
+      output = await delegationOutput(deps, await ensureWorkspace(workspaceRoot, input.sessionId), input.delegated);
+      meta.isError = output.startsWith('error: ');
     } else if (await startedBefore(tools, input, call)) {
       meta.isError = true;
       output =

@@ -95,7 +95,7 @@ export function createSummarize(deps: ActivityDeps) {
   };
 
   async function summarizeRegion(input: SummarizeInput, spent: SummarizeSpent): Promise<SummarizeResult> {
-    const toolSpecs = (await toolsOf(deps, input.sessionId)).specs();
+    const toolSpecs = (await toolsOf(deps, input.sessionId, input.tools)).specs();
     const toolTokens = countToolTokens(toolSpecs);
     const region = await store.getMany(input.sessionId, fromSeqRuns(input.region));
     const continued = await continuedRequest(input, toolTokens);

@@ -9,6 +9,7 @@ import type { MessageMeasure } from '../policy/ledger';
 import type { SeqRun } from '../policy/seqRuns';
 import { SummaryRejection } from '../model/summaryAcceptance';
 import type { ToolEffect } from '../tools/tool';
+import type { ToolFilter } from '../session/toolFilter';
 
 export interface StoreMessagesInput {
   sessionId: string;
@@ -39,6 +40,8 @@ export interface CallModelInput {
   maxOutputTokens?: number;
   /** The most tool calls of the reply the session keeps and runs (`maxToolCallsPerReply`); absent in older histories. */
   maxToolCalls?: number;
+  /** Which tools the session sees; all when absent. */
+  tools?: ToolFilter;
 }
 
 export interface CallModelResult {
@@ -78,7 +81,49 @@ export interface RunToolInput {
   outputCapChars: number;
   /** Longest output kept whole; absent from workflows older than it (then `outputCapChars`). */
   storedOutputChars?: number;
+  /** Which tools the session sees: a call to any other is refused. All when absent. */
+  tools?: ToolFilter;
+  /** For a `delegate` call: what became of it, for the result the parent reads. */
+  delegated?: DelegationOutcome;
 }
+
+/** What a `delegate` call asks for, read from the stored call by `readDelegation`. */
+export interface DelegationRequest {
+  task: string;
+  tools?: string[];
+  maxSteps?: number;
+  maxTotalTokens?: number;
+  maxCostUsd?: number;
+}
+
+export interface ReadDelegationInput {
+  sessionId: string;
+  /** Seq of the assistant message that declared the call. */
+  callSeq: number;
+  toolCallId: string;
+  /** The parent's own tools: a child is given none beyond them. */
+  tools?: ToolFilter;
+}
+
+export type ReadDelegationResult = { ok: true; request: DelegationRequest } | { ok: false; problem: string };
+
+/**
+ * What became of a `delegate` call: refused before a child started, or the child's end. Numbers, ids
+ * and the capped answer only; the whole answer is read from the child's rows.
+ */
+export type DelegationOutcome =
+  | { kind: 'refused'; reason: string }
+  | { kind: 'failed'; childSessionId: string; reason: string }
+  | {
+      kind: 'ended';
+      childSessionId: string;
+      outcome: string;
+      answerSeq?: number;
+      answer: string;
+      steps: number;
+      totalTokens: number;
+      costUsd: number;
+    };
 
 export interface RunToolResult {
   measure: MessageMeasure;
@@ -151,6 +196,8 @@ export interface CutToolResultsInput {
 
 export interface SummarizeInput {
   sessionId: string;
+  /** The tools the session's own requests list, so a summary request repeats them for the prompt cache. */
+  tools?: ToolFilter;
   /** Where the summary message is stored. */
   seq: number;
   /** Pinned messages (system prompt, task), replayed first so a provider's prompt cache can hit. */

@@ -1,5 +1,5 @@
 /** How sessions look in a terminal: one place, so status, follow and demo print alike. */
-import type { CompactionNotice, SessionResult, SessionState, ToolCallRecord } from '../session/state';
+import type { ChildSessionReport, CompactionNotice, DelegationReport, SessionResult, SessionState, ToolCallRecord } from '../session/state';
 import { printable } from './printable';
 import { kTokens, renderCompactionSpend, renderShare, renderSpend } from './renderAmounts';
 
@@ -19,6 +19,7 @@ export function renderState(state: SessionState): string {
   }
   // States of sessions that ended before the spend ledger existed have neither field.
   if (state.spend) lines.push(`spend     ${renderSpend(state.spend)}`);
+  if (state.delegation) lines.push(...renderDelegation(state.delegation));
   if (state.paused) {
     lines.push(`paused    ${state.paused.guard}: ${state.paused.reason} (since ${state.paused.since}, ends ${state.paused.until} unless approved)`);
     lines.push(`          agentd approve ${state.sessionId} [--max-steps N] [--max-total-tokens N] [--max-cost-usd X] | agentd cancel ${state.sessionId}`);
@@ -36,6 +37,23 @@ export function renderState(state: SessionState): string {
   if (state.answer) lines.push(`answer    ${state.answer}`);
   // Answers, warnings and tool names come from the model, tools and users: shown, never obeyed by the terminal.
   return printable(lines.join('\n'));
+}
+
+/** The session's place in its tree: its parent, and its children as it last saw them. */
+function renderDelegation(delegation: DelegationReport): string[] {
+  const lines = delegation.parentSessionId ? [`parent    ${delegation.parentSessionId} (depth ${delegation.depth})`] : [];
+  if (delegation.childrenStarted > 0) {
+    const shown = delegation.children.length < delegation.childrenStarted ? `, the newest ${delegation.children.length} shown` : '';
+    lines.push(`children  ${delegation.childrenStarted} started${shown}:`);
+    for (const child of delegation.children) lines.push(`  ${renderChild(child)}`);
+  }
+  return lines;
+}
+
+export function renderChild(child: ChildSessionReport): string {
+  const outcome = child.outcome ? ` (${child.outcome})` : '';
+  const spent = child.steps !== undefined ? `, ${child.steps} steps, ${kTokens(child.totalTokens ?? 0)} tokens` : '';
+  return `${child.sessionId}  ${child.status}${outcome}  from step ${child.step}${spent}  ${JSON.stringify(child.task)}`;
 }
 
 export function renderToolCall(call: ToolCallRecord): string {

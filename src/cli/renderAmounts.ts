@@ -33,7 +33,8 @@ export function renderSpend(spend: SpendReport): string {
   const possibly = (agent.possiblyBilledCalls ?? 0) + (summary.possiblyBilledCalls ?? 0);
   const unknown = possibly > 0 ? `; ${possibly} request(s) possibly billed, tokens unknown` : '';
   const cost = spend.price ? renderCost(spend.costUsd) : 'cost unknown (no price for this model)';
-  return `${promptAndCompletion(agent)} in ${agent.calls} call(s)${summaries}${hits}${unknown}; ${cost}`;
+  const delegates = spend.delegates ? `; children ${spend.delegates.calls} call(s) ${promptAndCompletion(spend.delegates)}` : '';
+  return `${promptAndCompletion(agent)} in ${agent.calls} call(s)${summaries}${delegates}${hits}${unknown}; ${cost}`;
 }
 
 /**

@@ -8,6 +8,7 @@ export * from './breaker';
 export * from './cacheCost';
 export * from './compactionEvent';
 export * from './decide';
+export * from './delegation';
 export * from './decision';
 export * from './errors';
 export * from './estimate';

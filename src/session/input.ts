@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_MAX_REPEATED_TOOL_CALLS } from '../policy/budget';
+import { DelegatedBySchema, DelegationSettingsSchema } from '../policy/delegation';
 import { compactionSettingsIssues, CompactionSettingsSchema } from '../policy/settings';
 import { PriceSchema } from '../policy/spend';
 import { describeZodError } from './validation';
@@ -83,6 +84,12 @@ export const SessionInputSchema = z
       })
       .strict()
       .default({ maxHistoryEvents: 10_000, maxHistoryBytes: 20 * 1024 * 1024 }),
+    /** The tools this session may call, by name; all of the worker's when absent. */
+    tools: z.array(z.string().min(1)).min(1).optional(),
+    /** Whether and how far the session may hand sub-tasks to child sessions (DESIGN §3 "Delegation"). */
+    delegation: DelegationSettingsSchema.default(DelegationSettingsSchema.parse({})),
+    /** Set on a child session by the parent that started it. */
+    delegatedBy: DelegatedBySchema.optional(),
     /** Compaction rules (DESIGN §5); every number has a default and may be overridden per session. */
     compaction: CompactionSettingsSchema.default(CompactionSettingsSchema.parse({})),
   })

@@ -54,6 +54,8 @@ export interface UsageTotals {
 export interface SpendReport {
   agent: CallSpendReport;
   summary: CallSpendReport;
+  /** Everything the session's children spent (theirs rolled up in turn); absent before a child ended. */
+  delegates?: CallSpendReport;
   /** Prompt plus completion tokens of both. */
   totalTokens: number;
   costUsd: number;
@@ -86,6 +88,29 @@ export interface PauseReport {
 /** What update `approve` answers: the budget now in force. */
 export interface ApproveResult {
   budget: BudgetReport;
+}
+
+/** A child session this one started with `delegate`, as its parent last saw it. */
+export interface ChildSessionReport {
+  sessionId: string;
+  /** The parent's step whose `delegate` call started it. */
+  step: number;
+  /** The head of its task. */
+  task: string;
+  status: SessionStatus;
+  outcome?: SessionOutcome;
+  steps?: number;
+  totalTokens?: number;
+  costUsd?: number;
+}
+
+/** Where a session sits in its tree: its parent, and the children it started (the newest, oldest first). */
+export interface DelegationReport {
+  /** 0 for a session a person started. */
+  depth: number;
+  parentSessionId?: string;
+  childrenStarted: number;
+  children: ChildSessionReport[];
 }
 
 export interface ToolCallRecord {
@@ -204,6 +229,8 @@ export interface SessionState {
   lastToolCalls: ToolCallRecord[];
   pendingMessages: number;
   workspace?: WorkspaceReport;
+  /** Present for a child session, and for one that has started children. */
+  delegation?: DelegationReport;
   /** Things the session noticed and went on from (ignored malformed signals…), newest last. */
   warnings: string[];
   outcome?: SessionOutcome;

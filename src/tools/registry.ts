@@ -1,5 +1,7 @@
 /** The set of tools a session may call, looked up by name; and the built-in set. */
 import type { ToolSpec } from '../model/messages';
+import type { ToolFilter } from '../session/toolFilter';
+import { delegateTool } from './builtin/delegate';
 import { finishTool } from './builtin/finish';
 import { listFilesTool } from './builtin/listFiles';
 import { readFileTool } from './builtin/readFile';
@@ -12,6 +14,8 @@ import { type Tool, toolSpec } from './tool';
 export class ToolRegistry {
   private readonly byName = new Map<string, Tool>();
   private cachedSpecs: ToolSpec[] | undefined;
+  /** Kept per filter, so a filtered registry's specs and token count are worked out once. */
+  private readonly filteredBy = new Map<string, ToolRegistry>();
 
   constructor(tools: readonly Tool[]) {
     for (const tool of tools) {
@@ -39,6 +43,20 @@ export class ToolRegistry {
   names(): string[] {
     return [...this.byName.keys()];
   }
+
+  /** This registry as `filter` lets a session see it; itself when the filter leaves everything in. */
+  filtered(filter: ToolFilter | undefined): ToolRegistry {
+    if (filter === undefined || (filter.only === undefined && (filter.without ?? []).length === 0)) return this;
+    const key = JSON.stringify([filter.only ?? null, filter.without ?? []]);
+    let registry = this.filteredBy.get(key);
+    if (registry === undefined) {
+      const only = filter.only === undefined ? undefined : new Set([...filter.only, finishTool.name]);
+      const without = new Set(filter.without);
+      registry = new ToolRegistry(this.all().filter((tool) => (only === undefined || only.has(tool.name)) && !without.has(tool.name)));
+      this.filteredBy.set(key, registry);
+    }
+    return registry;
+  }
 }
 
 export const builtinTools: readonly Tool[] = [
@@ -48,6 +66,7 @@ export const builtinTools: readonly Tool[] = [
   runCommandTool,
   readOutputTool,
   searchTranscriptTool,
+  delegateTool,
   finishTool,
 ];
 

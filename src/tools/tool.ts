@@ -4,8 +4,11 @@ import type { ToolSpec } from '../model/messages';
 import type { SearchHit } from '../store/searchText';
 import type { CommandSandbox } from './sandbox';
 
-/** `read` tools may be retried freely; `write` tools change the world and run at most once. */
-export const ToolEffect = { read: 'read', write: 'write' } as const;
+/**
+ * `read` tools may be retried freely; `write` tools change the world and run at most once; a
+ * `delegate` call is run by the session workflow itself, as a child session (DESIGN §3 "Delegation").
+ */
+export const ToolEffect = { read: 'read', write: 'write', delegate: 'delegate' } as const;
 export type ToolEffect = (typeof ToolEffect)[keyof typeof ToolEffect];
 
 /** Where and how a tool call runs; built by the runTool activity. */

@@ -59,8 +59,8 @@ export const activityOptions = {
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
     retry: STORE_OUTAGE_RETRY,
   }),
-  /** Pruning views and session memories: store work, with the same patience for a store outage. */
-  compactionStore: (): ActivityOptions => ({
+  /** Pruning views, session memories, reading a delegation: store work, with the same patience for a store outage. */
+  storeWork: (): ActivityOptions => ({
     startToCloseTimeout: '1 minute',
     retry: STORE_OUTAGE_RETRY,
   }),
@@ -80,13 +80,14 @@ export const activityOptions = {
 /** The activities of one session on the shared queue, each with its options from the table. */
 export function sessionActivities(input: SessionInput) {
   // proxyActivities returns Proxies with no own keys, so spreading them would copy nothing.
-  const compactionStore = proxyActivities<Pick<Activities, 'cutToolResults' | 'storeSessionMemory'>>(activityOptions.compactionStore());
+  const storeWork = proxyActivities<Pick<Activities, 'cutToolResults' | 'storeSessionMemory' | 'readDelegation'>>(activityOptions.storeWork());
   return {
     storeMessages: proxyActivities<Pick<Activities, 'storeMessages'>>(activityOptions.storeMessages()).storeMessages,
     callModel: proxyActivities<Pick<Activities, 'callModel'>>(activityOptions.callModel(input)).callModel,
     runTool: runToolActivity(input),
-    cutToolResults: compactionStore.cutToolResults,
-    storeSessionMemory: compactionStore.storeSessionMemory,
+    cutToolResults: storeWork.cutToolResults,
+    storeSessionMemory: storeWork.storeSessionMemory,
+    readDelegation: storeWork.readDelegation,
     summarize: proxyActivities<Pick<Activities, 'summarize'>>(activityOptions.summarize()).summarize,
     claimWorkspace: proxyActivities<Pick<Activities, 'claimWorkspace'>>(activityOptions.claimWorkspace()).claimWorkspace,
   };

@@ -2,6 +2,7 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { summarizeFailureDetails, type SummarizeInput, type SummarizeResult } from '../activities/types';
 import type { CallSpend } from '../policy';
+import type { ToolFilter } from '../session/toolFilter';
 import type { SessionActivities } from './activityOptions';
 import type { CompactionActivities } from './compactionController';
 import type { SessionBudget } from './sessionBudget';
@@ -12,13 +13,15 @@ import type { SessionBudget } from './sessionBudget';
  */
 export function billedSummaries(
   summarize: SessionActivities['summarize'],
+  /** The session's tool filter: a summary request lists the tools the agent's requests list, for the prompt cache. */
+  tools: ToolFilter | undefined,
   budget: SessionBudget,
   onBilled: (spend: CallSpend) => void,
 ): CompactionActivities['summarize'] {
   return async (request: SummarizeInput): Promise<SummarizeResult> => {
     let result;
     try {
-      result = await summarize(request);
+      result = await summarize(tools ? { ...request, tools } : request);
     } catch (error) {
       // A rejected summary was answered, and billed, all the same (DESIGN §6 "Spend under crashes").
       const spent = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? summarizeFailureDetails(error.cause.details?.[0]).spent : undefined;

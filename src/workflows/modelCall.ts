@@ -7,6 +7,7 @@ import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workfl
 import { ActivityFailureType, type CallModelResult } from '../activities/types';
 import { CompactionRequest, toSeqRuns } from '../policy';
 import type { SessionInput } from '../session/input';
+import type { ToolFilter } from '../session/toolFilter';
 import type { SessionActivities } from './activityOptions';
 import type { CompactionController } from './compactionController';
 import type { SessionPosition } from './compactionRecord';
@@ -16,6 +17,8 @@ import type { SessionTranscript } from './sessionTranscript';
 export interface ModelCallParts {
   sessionId: string;
   input: SessionInput;
+  /** Which tools the session sees; undefined for all of them. */
+  toolFilter: ToolFilter | undefined;
   activities: Pick<SessionActivities, 'callModel'>;
   transcript: SessionTranscript;
   seqs: SeqAllocator;
@@ -43,6 +46,7 @@ export async function callModelWithinWindow(parts: ModelCallParts): Promise<Call
         context: toSeqRuns(sent.map((entry) => entry.seq)),
         model: parts.input.model,
         maxToolCalls: parts.input.maxToolCallsPerReply,
+        ...(parts.toolFilter ? { tools: parts.toolFilter } : {}),
         ...(parts.input.maxOutputTokens ? { maxOutputTokens: parts.input.maxOutputTokens } : {}),
       });
       compaction.noteModelCall(sent, reply);

@@ -74,6 +74,21 @@ export class SessionBudget {
     return billed;
   }
 
+  /** What an ended child spent (its own children's included), billed to this session. */
+  recordDelegate(spend: CallSpend): void {
+    this.carried.delegateSpend = sumSpend(this.carried.delegateSpend ?? NO_SPEND, spend);
+  }
+
+  /** What is left under the token and cost limits; a limit the session does not have is left out. */
+  remaining(steps: number): { tokens?: number; costUsd?: number } {
+    const use = this.use(steps);
+    const { maxTotalTokens, maxCostUsd } = this.carried.limits;
+    return {
+      ...(maxTotalTokens !== undefined ? { tokens: maxTotalTokens - use.totalTokens } : {}),
+      ...(maxCostUsd !== undefined ? { costUsd: maxCostUsd - use.costUsd } : {}),
+    };
+  }
+
   check(steps: number): BudgetVerdict {
     return checkBudget(this.use(steps), this.carried.limits);
   }
@@ -109,19 +124,30 @@ export class SessionBudget {
   }
 
   spend(): SpendReport {
-    const { agentSpend, summarySpend } = this.carried;
+    const { agentSpend, summarySpend, delegateSpend } = this.carried;
+    const all = this.ledgers();
     return {
       agent: reportSpend(agentSpend),
       summary: reportSpend(summarySpend),
-      totalTokens: totalTokens(agentSpend, summarySpend),
-      costUsd: totalCost(agentSpend, summarySpend),
-      cacheHitRatio: cacheHitRatio(agentSpend.cachedTokens + summarySpend.cachedTokens, agentSpend.promptTokens + summarySpend.promptTokens),
+      ...(delegateSpend ? { delegates: reportSpend(delegateSpend) } : {}),
+      totalTokens: totalTokens(...all),
+      costUsd: totalCost(...all),
+      cacheHitRatio: cacheHitRatio(
+        all.reduce((sum, spend) => sum + spend.cachedTokens, 0),
+        all.reduce((sum, spend) => sum + spend.promptTokens, 0),
+      ),
       ...(this.input.prices ? { price: { ...this.input.prices } } : {}),
     };
   }
 
+  /** The session's own calls, and its children's once one has ended. */
+  private ledgers(): CallSpend[] {
+    const { agentSpend, summarySpend, delegateSpend } = this.carried;
+    return delegateSpend ? [agentSpend, summarySpend, delegateSpend] : [agentSpend, summarySpend];
+  }
+
   private use(steps: number): BudgetUse {
-    const { agentSpend, summarySpend } = this.carried;
-    return { steps, totalTokens: totalTokens(agentSpend, summarySpend), costUsd: totalCost(agentSpend, summarySpend), repeat: this.carried.repeat };
+    const all = this.ledgers();
+    return { steps, totalTokens: totalTokens(...all), costUsd: totalCost(...all), repeat: this.carried.repeat };
   }
 }

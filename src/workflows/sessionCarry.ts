@@ -18,7 +18,7 @@ import {
   type UsageAnchor,
 } from '../policy';
 import type { SessionInput } from '../session/input';
-import type { CompactionNotice, ToolCallRecord, UsageTotals } from '../session/state';
+import type { ChildSessionReport, CompactionNotice, ToolCallRecord, UsageTotals } from '../session/state';
 
 export type StrategyCounts = Record<CompactionNotice['strategy'], number>;
 
@@ -55,6 +55,17 @@ export interface BudgetCarry {
   /** The run of identical tool calls the repeated-call guard watches. */
   repeat: RepeatRun;
   approvals: number;
+  /** What ended children spent, rolled up; absent before the first child ended. */
+  delegateSpend?: CallSpend;
+}
+
+export interface DelegationCarry {
+  /** Children started so far, in all. */
+  started: number;
+  /** The token and cost limits of children still running: not the parent's to give again. */
+  held: { tokens: number; costUsd: number };
+  /** The newest children, oldest first. */
+  children: ChildSessionReport[];
 }
 
 export interface AffinityCarry {
@@ -85,6 +96,7 @@ export interface SessionCarry {
   compaction: CompactionCarry;
   affinity: AffinityCarry;
   budget: BudgetCarry;
+  delegation: DelegationCarry;
 }
 
 /** The state of a session's first run, before its task is stored. */
@@ -112,7 +124,12 @@ export function firstRunCarry(input: SessionInput): SessionCarry {
     },
     affinity: { failovers: 0 },
     budget: startingBudget(input),
+    delegation: noChildren(),
   };
+}
+
+function noChildren(): DelegationCarry {
+  return { started: 0, held: { tokens: 0, costUsd: 0 }, children: [] };
 }
 
 /** What continue-as-new passes on: the same object, one run further. */
@@ -121,7 +138,9 @@ export function nextRunCarry(carry: SessionCarry): SessionCarry {
 }
 
 /** A carry written by an earlier version of this code, as that version shaped it. */
-export type EarlierCarry = Omit<SessionCarry, 'compaction' | 'affinity' | 'budget' | 'steeringMessages'> & {
+export type EarlierCarry = Omit<SessionCarry, 'compaction' | 'affinity' | 'budget' | 'steeringMessages' | 'delegation'> & {
+  /** Absent in carries from before delegation. */
+  delegation?: DelegationCarry;
   /** Absent in carries from before steering. */
   steeringMessages?: string[];
   compaction: Omit<CompactionCarry, 'byStrategy'> & { byStrategy?: StrategyCounts; done?: StrategyCounts };
@@ -140,6 +159,7 @@ export function upgradedCarry(carry: EarlierCarry, input: SessionInput): Session
     affinity: carry.affinity ?? { failovers: 0 },
     budget: carry.budget ?? startingBudget(input),
     steeringMessages: carry.steeringMessages ?? [],
+    delegation: carry.delegation ?? noChildren(),
   };
 }
 

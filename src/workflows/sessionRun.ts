@@ -10,11 +10,13 @@ import { cachePricesOf, CompactionRequest, resolveCompactionSettings } from '../
 import { REPLACE_CLOSED_MEMO, type InterruptRequest } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import { SessionOutcome, SessionStatus, type ToolCallRecord } from '../session/state';
+import { sessionToolFilter } from '../session/toolFilter';
 import { sessionActivities, type SessionActivities } from './activityOptions';
 import { ApprovalGate, refusedUpdate } from './approvalGate';
 import { billedSummaries } from './billedSummaries';
 import { SessionBudget } from './sessionBudget';
 import { CompactionController, LAND_WITH_ROOM_PATCH } from './compactionController';
+import { Delegations } from './delegations';
 import { FleetAttributes } from './fleetAttributes';
 import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
@@ -45,6 +47,9 @@ export class SessionRun implements ToolCallRunner {
   readonly affinity: WorkspaceAffinity;
   readonly messages: TurnMessages;
   readonly interrupt = new StepInterrupt();
+  readonly delegations: Delegations;
+  /** Which tools the session sees; undefined for all of them. */
+  readonly toolFilter;
   private readonly fleet = new FleetAttributes();
   outcome?: SessionOutcome;
   /** Failover notices to append once the current step's tool results are in. */
@@ -61,8 +66,10 @@ export class SessionRun implements ToolCallRunner {
     this.carry = earlier ? upgradedCarry(earlier, input) : firstRunCarry(input);
     this.activities = sessionActivities(input);
     this.budget = new SessionBudget(input, this.carry.budget);
+    this.toolFilter = sessionToolFilter(input);
+    this.delegations = new Delegations(sessionId, input, this.budget, this.activities.readDelegation, this.carry.delegation, this.toolFilter);
     const settings = resolveCompactionSettings(input.contextWindow, input.compaction, { landWithRoom: patched(LAND_WITH_ROOM_PATCH) });
-    const summarize = billedSummaries(this.activities.summarize, this.budget, (spend) => {
+    const summarize = billedSummaries(this.activities.summarize, this.toolFilter, this.budget, (spend) => {
       this.compaction.billSummary(spend);
       countModelCalls('summary', input.model, spend);
     });
@@ -137,6 +144,7 @@ export class SessionRun implements ToolCallRunner {
     countModelCalls('agent', this.input.model, this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0));
     await this.transcript.addReply(reply.measure);
     this.interrupt.noteReply(reply);
+    this.delegations.noteReply(reply.toolCalls);
     if (reply.droppedToolCalls) {
       const declared = reply.toolCalls.length + reply.droppedToolCalls;
       this.warnAndTell(
@@ -147,10 +155,11 @@ export class SessionRun implements ToolCallRunner {
     if (reply.toolCalls.length === 0) this.answered(reply.text ?? '', reply.measure.seq);
   }
 
-  /** Runs one declared tool call of the reply stored under `callSeq`, on the workspace's host. */
-  runTool(call: ToolCall, callSeq: number): Promise<RunToolResult> {
+  /** Runs one declared tool call of the reply stored under `callSeq`, on the workspace's host; a `delegate` call's child first. */
+  async runTool(call: ToolCall, callSeq: number): Promise<RunToolResult> {
     const seq = this.seqs.next();
     this.interrupt.noteStarted(call, seq);
+    const delegated = call.effect === 'delegate' ? await this.delegations.run(call, callSeq, seq, this.carry.step) : undefined;
     return this.affinity.runTool({
       sessionId: this.sessionId,
       seq,
@@ -159,6 +168,8 @@ export class SessionRun implements ToolCallRunner {
       timeoutSeconds: this.input.toolTimeoutSeconds,
       outputCapChars: this.input.toolOutputCapChars,
       storedOutputChars: this.input.toolOutputStoredChars,
+      ...(this.toolFilter ? { tools: this.toolFilter } : {}),
+      ...(delegated ? { delegated } : {}),
     });
   }
 

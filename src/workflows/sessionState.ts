@@ -5,6 +5,7 @@ import type { SessionRun } from './sessionRun';
 export function sessionState(run: SessionRun): SessionState {
   const { carry, input, budget } = run;
   const workspace = run.affinity.report();
+  const delegation = run.delegations.report();
   const lastManual = run.manual.lastReport;
   // A pause ends with the session: a cancelled or failed one waits for no approval.
   const paused = run.approval.waitingForApproval && !run.finished ? budget.paused : undefined;
@@ -26,6 +27,7 @@ export function sessionState(run: SessionRun): SessionState {
     lastToolCalls: [...carry.lastToolCalls],
     pendingMessages: carry.pendingMessages.length + carry.steeringMessages.length,
     ...(workspace ? { workspace } : {}),
+    ...(delegation ? { delegation } : {}),
     warnings: [...carry.warnings],
     ...(run.outcome ? { outcome: run.outcome } : {}),
     ...(carry.answer ? { answer: carry.answer.text, ...(carry.answer.seq !== undefined ? { answerSeq: carry.answer.seq } : {}) } : {}),

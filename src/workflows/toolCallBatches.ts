@@ -1,6 +1,6 @@
 /**
  * How one step's tool calls run. Consecutive calls whose tool only reads (`effect: 'read'`) form a
- * batch and run side by side; every other call (a `write`, or a tool the session does not have)
+ * batch and run side by side, as do consecutive `delegate` calls; every other call (a `write`, or a tool the session does not have)
  * is a barrier that runs alone, after every earlier call has finished and before any later one
  * starts. So a read never overlaps a write, writes keep their order, and what each call could see
  * of the workspace is what it would have seen one at a time. Results enter the transcript in call
@@ -25,11 +25,16 @@ export function batchesOf(calls: readonly ToolCall[]): ToolCall[][] {
   const batches: ToolCall[][] = [];
   for (const call of calls) {
     const last = batches[batches.length - 1];
-    const joins = call.effect === 'read' && last !== undefined && last.every((earlier) => earlier.effect === 'read');
+    const joins = sideBySide(call) && last !== undefined && last.every((earlier) => earlier.effect === call.effect);
     if (joins) last.push(call);
     else batches.push([call]);
   }
   return batches;
+}
+
+/** Reads, and `delegate` calls, whose children work in workspaces of their own. */
+function sideBySide(call: ToolCall): boolean {
+  return call.effect === 'read' || call.effect === 'delegate';
 }
 
 /** Runs every call of a reply stored under `callSeq` and records each result, in call order. */

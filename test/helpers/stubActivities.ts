@@ -182,6 +182,7 @@ export class StubActivities {
         return this.keep({ seq: input.memorySeq, role: 'user', tokens, chars: tokens * 4 });
       },
       claimWorkspace: async () => ({ hostId: 'stub-host', taskQueue: this.taskQueue }),
+      readDelegation: async () => ({ ok: false, problem: 'the stub activities start no children' }),
     };
   }
 

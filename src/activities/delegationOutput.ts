@@ -1,0 +1,39 @@
+/**
+ * The result a parent reads for a `delegate` call: the child's whole answer (from the child's own
+ * rows) and the files it made, copied into the parent's workspace; or why there was no answer.
+ */
+import path from 'node:path';
+import { messageText } from '../model/messageText';
+import { collectArtifacts, type Artifacts } from '../tools/artifacts';
+import type { ActivityDeps } from './deps';
+import type { DelegationOutcome } from './types';
+
+export async function delegationOutput(deps: Pick<ActivityDeps, 'store' | 'workspaceRoot'>, workspace: string, outcome: DelegationOutcome): Promise<string> {
+  if (outcome.kind === 'refused') return `error: delegate refused: ${outcome.reason}`;
+  if (outcome.kind === 'failed') return `error: child session ${outcome.childSessionId} failed: ${outcome.reason}`;
+  const answer = await wholeAnswer(deps, outcome);
+  const artifacts = await collectArtifacts(path.resolve(deps.workspaceRoot, outcome.childSessionId), workspace, outcome.childSessionId);
+  const cost = outcome.costUsd > 0 ? `, $${outcome.costUsd.toFixed(4)}` : '';
+  return [
+    `child session ${outcome.childSessionId} ended (${outcome.outcome}) after ${outcome.steps} step(s), ${outcome.totalTokens} tokens${cost}.`,
+    'answer:',
+    answer,
+    artifactLines(artifacts),
+  ].join('\n');
+}
+
+/** The finish tool keeps its answer in the row's meta; a plain reply is its own text. */
+async function wholeAnswer(deps: Pick<ActivityDeps, 'store'>, outcome: Extract<DelegationOutcome, { kind: 'ended' }>): Promise<string> {
+  if (outcome.answerSeq === undefined) return outcome.answer;
+  const row = await deps.store.get(outcome.childSessionId, outcome.answerSeq);
+  if (row === undefined) return outcome.answer;
+  const finished = row.meta.finished as { answer?: unknown } | undefined;
+  return typeof finished?.answer === 'string' ? finished.answer : messageText(row.message);
+}
+
+function artifactLines(artifacts: Artifacts): string {
+  if (artifacts.files.length === 0) return artifacts.notCopied ? `files: not read (${artifacts.notCopied})` : 'files: none';
+  const where = artifacts.copiedTo ? `copied to ${artifacts.copiedTo}/` : `not copied: ${artifacts.notCopied ?? ''}`;
+  const more = artifacts.unlisted > 0 ? `\n- … and ${artifacts.unlisted} more` : '';
+  return `files (${where}):\n${artifacts.files.map((file) => `- ${file.path} (${file.bytes} bytes)`).join('\n')}${more}`;
+}

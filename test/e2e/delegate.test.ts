@@ -1,0 +1,201 @@
+/**
+ * Delegation (DESIGN §3 "Delegation"): a parent's `delegate` calls start child sessions that run side
+ * by side, each in its own window and workspace; the parent reads only their answers and files, their
+ * spend rolls up into its own, and cancelling or interrupting the parent reaches them. Real dev server,
+ * real SQLite store, the simulator over HTTP; one test kills the worker process mid-child.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { agentdOn, eventually, type Stack } from '../../harness/stack';
+import { startWorkerProcess } from '../../harness/workerProcess';
+import { messageText } from '../../src/model/messageText';
+import type { SessionResult, SessionState } from '../../src/session/state';
+import { startSimulator } from '../../src/simulator/server';
+import { suiteStack } from '../helpers/suiteStack';
+
+const MINUTE = 60_000;
+
+/** A parent task whose first step delegates `parts`, each child taking `steps` steps of its own. */
+function delegatingTask(name: string, parts: readonly string[], steps: number, extra = ''): string {
+  const calls = parts.map((part, index) => {
+    const args = JSON.stringify({ task: `${name} part ${part}: look into it and write notes [sim steps=${steps}]`, ...(extra ? JSON.parse(extra) : {}) });
+    return `[sim ${index === 0 ? 'call' : 'also'} delegate ${args}]`;
+  });
+  // The directive first: the children's own `[sim steps=…]` inside the calls must not set the parent's.
+  return [`[sim steps=1] ${name}: split the job in ${parts.length}`, ...calls].join('\n');
+}
+
+async function childrenOf(stack: Stack, parentId: string, count: number, status?: string): Promise<string[]> {
+  return eventually(async () => {
+    const children = (await stack.sessions.state(parentId)).delegation?.children ?? [];
+    const matching = children.filter((child) => status === undefined || child.status === status);
+    return matching.length === count ? matching.map((child) => child.sessionId) : undefined;
+  }, `${count} children of ${parentId}${status ? ` ${status}` : ''}`);
+}
+
+async function closeStatus(stack: Stack, workflowId: string): Promise<string> {
+  return (await stack.client.workflow.getHandle(workflowId).describe()).status.name;
+}
+
+describe('delegate', () => {
+  const stack = suiteStack();
+  const agentd = agentdOn(stack);
+
+  it('runs three children side by side; the parent keeps only their answers, and their spend rolls up exactly', { timeout: 3 * MINUTE }, async () => {
+    await stack.withWorker({ latencyMs: 300 }, async () => {
+      const parentId = 'deleg-three';
+      await stack.sessions.start({ task: delegatingTask('survey', ['A', 'B', 'C'], 4), model: 'agentd-sim' }, { sessionId: parentId });
+      const parent: SessionResult = await stack.sessions.result(parentId);
+      assert.equal(parent.outcome, 'finished');
+
+      const state = parent.finalState!;
+      const childIds = state.delegation!.children.map((child) => child.sessionId);
+      assert.equal(childIds.length, 3);
+      assert.deepEqual(state.delegation!.children.map((child) => child.status), ['completed', 'completed', 'completed']);
+
+      // Side by side: every child started before any ended, and together they took far less than one after another.
+      const spans = await Promise.all(
+        childIds.map(async (id) => {
+          const described = await stack.client.workflow.getHandle(id).describe();
+          return { start: described.startTime.getTime(), close: described.closeTime!.getTime() };
+        }),
+      );
+      assert.ok(Math.max(...spans.map((span) => span.start)) < Math.min(...spans.map((span) => span.close)), 'all three ran at once');
+      const wall = Math.max(...spans.map((span) => span.close)) - Math.min(...spans.map((span) => span.start));
+      const serial = spans.reduce((sum, span) => sum + span.close - span.start, 0);
+      assert.ok(wall < 0.6 * serial, `children took ${wall} ms together, ${serial} ms one after another`);
+
+      // The parent's context grew by the answers only: no child's tool output is in its transcript.
+      const parentText = (await stack.store.list(parentId)).map((row) => messageText(row.message)).join('\n');
+      const children: SessionResult[] = [];
+      for (const id of childIds) {
+        const child: SessionResult = await stack.sessions.result(id);
+        children.push(child);
+        assert.equal(child.outcome, 'finished');
+        assert.ok(parentText.includes(child.answer), `the parent read ${id}'s answer`);
+        const outputs = (await stack.store.list(id)).filter((row) => row.message.role === 'tool' && messageText(row.message).length > 200);
+        assert.ok(outputs.length > 0, `${id} had tool output of its own`);
+        for (const row of outputs) assert.ok(!parentText.includes(messageText(row.message)), `${id}'s seq ${row.seq} stayed out of the parent`);
+        // Its files were copied where the parent can read them.
+        const own = path.join(stack.workspaceRoot, id);
+        const written = (child.finalState?.lastToolCalls ?? []).filter((call) => call.name === 'write_file').length;
+        assert.ok(written > 0, `${id} wrote files`);
+        assert.match(parentText, new RegExp(`files \\(copied to delegates/${id.replace(/\./g, '\\.')}/\\)`));
+        assert.ok(existsSync(own));
+      }
+      const delegates = state.spend.delegates!;
+      const sum = (pick: (child: SessionResult) => number) => children.reduce((total, child) => total + pick(child), 0);
+      assert.equal(delegates.promptTokens, sum((child) => child.spend!.agent.promptTokens + child.spend!.summary.promptTokens));
+      assert.equal(delegates.completionTokens, sum((child) => child.spend!.agent.completionTokens + child.spend!.summary.completionTokens));
+      assert.equal(delegates.calls, sum((child) => child.spend!.agent.calls + child.spend!.summary.calls));
+      assert.equal(state.spend.totalTokens, state.spend.agent.promptTokens + state.spend.agent.completionTokens + delegates.promptTokens + delegates.completionTokens);
+      assert.ok(Math.abs(state.spend.costUsd - (state.spend.agent.costUsd + sum((child) => child.spend!.costUsd))) < 1e-12, 'cost rolls up');
+
+      const shown = await agentd('status', parentId);
+      assert.equal(shown.code, 0, shown.stderr);
+      for (const id of childIds) assert.match(shown.stdout, new RegExp(id.replace(/\./g, '\\.')));
+    });
+  });
+
+  it('copies the files a child made into the parent workspace', { timeout: 2 * MINUTE }, async () => {
+    await stack.withWorker({}, async () => {
+      const parentId = 'deleg-files';
+      const childTask = 'write the report\n[sim call write_file {"path":"report.md","content":"FINDINGS-42"}]';
+      const task = `[sim steps=1] get a report\n[sim call delegate ${JSON.stringify({ task: childTask })}]`;
+      await stack.sessions.start({ task, model: 'agentd-sim' }, { sessionId: parentId });
+      const parent: SessionResult = await stack.sessions.result(parentId);
+      const [child] = parent.finalState!.delegation!.children;
+      const copied = path.join(stack.workspaceRoot, parentId, 'delegates', child!.sessionId, 'report.md');
+      assert.equal(readFileSync(copied, 'utf8'), 'FINDINGS-42');
+    });
+  });
+
+  it('refuses past maxChildrenPerStep and at maxDepth, with the reason for the model', { timeout: 2 * MINUTE }, async () => {
+    await stack.withWorker({}, async () => {
+      const parentId = 'deleg-limits';
+      await stack.sessions.start(
+        { task: delegatingTask('limits', ['A', 'B', 'C'], 1), model: 'agentd-sim', delegation: { maxChildrenPerStep: 2, maxDepth: 1 } },
+        { sessionId: parentId },
+      );
+      const parent: SessionResult = await stack.sessions.result(parentId);
+      assert.equal(parent.finalState!.delegation!.childrenStarted, 2);
+      const rows = await stack.store.list(parentId);
+      const refused = rows.filter((row) => row.message.role === 'tool' && messageText(row.message).startsWith('error: delegate refused'));
+      assert.equal(refused.length, 1);
+      assert.match(messageText(refused[0]!.message), /maxChildrenPerStep/);
+      // A child at maxDepth is not offered the tool at all.
+      const [first] = parent.finalState!.delegation!.children;
+      const childState: SessionState = (await stack.sessions.result(first!.sessionId)).finalState!;
+      assert.deepEqual(childState.delegation, { depth: 1, parentSessionId: parentId, childrenStarted: 0, children: [] });
+    });
+  });
+
+  it('cancelling the parent cancels all three children', { timeout: 2 * MINUTE }, async () => {
+    await stack.withWorker({ latencyMs: 500 }, async () => {
+      const parentId = 'deleg-cancel';
+      await stack.sessions.start({ task: delegatingTask('long', ['A', 'B', 'C'], 200), model: 'agentd-sim' }, { sessionId: parentId });
+      const childIds = await childrenOf(stack, parentId, 3, 'running');
+      await eventually(async () => ((await stack.sessions.state(childIds[2]!)).step >= 2 ? true : undefined), 'the children at work');
+      await stack.sessions.handle(parentId).cancel();
+      for (const id of [parentId, ...childIds]) {
+        await eventually(async () => ((await closeStatus(stack, id)) === 'CANCELLED' ? true : undefined), `${id} cancelled`);
+      }
+    });
+  });
+
+  it('interrupting the parent cuts its children off and the parent waits for a message', { timeout: 2 * MINUTE }, async () => {
+    await stack.withWorker({ latencyMs: 500 }, async () => {
+      const parentId = 'deleg-interrupt';
+      await stack.sessions.start({ task: delegatingTask('long', ['A', 'B'], 200), model: 'agentd-sim' }, { sessionId: parentId });
+      const childIds = await childrenOf(stack, parentId, 2, 'running');
+      const interrupted = await agentd('interrupt', parentId, '--reason', 'wrong plan');
+      assert.equal(interrupted.code, 0, interrupted.stderr);
+      const state: SessionState = await stack.sessions.state(parentId);
+      assert.equal(state.status, 'waiting_for_message');
+      for (const id of childIds) assert.equal(await closeStatus(stack, id), 'CANCELLED');
+      assert.deepEqual(state.delegation!.children.map((child) => child.status), ['cancelled', 'cancelled']);
+      await stack.sessions.handle(parentId).cancel();
+    });
+  });
+
+  it('a worker killed mid-child loses nothing and runs nothing twice', { timeout: 3 * MINUTE }, async () => {
+    const simulator = await startSimulator({ latencyMs: 200 });
+    const env = {
+      temporalAddress: stack.temporal.address,
+      storeFile: stack.storeFile,
+      workspaceRoot: stack.workspaceRoot,
+      modelBaseURL: `http://127.0.0.1:${simulator.port}/v1`,
+    };
+    let worker = startWorkerProcess(env);
+    try {
+      const parentId = 'deleg-kill';
+      await stack.sessions.start({ task: delegatingTask('crash', ['A', 'B'], 8), model: 'agentd-sim' }, { sessionId: parentId });
+      const childIds = await eventually(async () => {
+        const ids = (await stack.sessions.state(parentId)).delegation?.children.map((child) => child.sessionId) ?? [];
+        if (ids.length < 2) return undefined;
+        const steps = await Promise.all(ids.map(async (id) => (await stack.store.list(id)).filter((row) => row.message.role === 'assistant').length));
+        return steps.every((step) => step >= 3) ? ids : undefined;
+      }, 'both children three steps in');
+      const dead = await worker.stop('SIGKILL');
+      assert.equal(dead.code, null, 'the worker died of the signal');
+      worker = startWorkerProcess(env);
+
+      const parent: SessionResult = await stack.sessions.result(parentId);
+      assert.equal(parent.outcome, 'finished');
+      for (const id of childIds) {
+        const child: SessionResult = await stack.sessions.result(id);
+        assert.equal(child.outcome, 'finished');
+        assert.equal(child.steps, 9, `${id}: eight steps and the finish call, none lost or repeated`);
+        const rows = await stack.store.list(id);
+        const ids = rows.flatMap((row) => (row.message.role === 'tool' ? [row.message.tool_call_id] : []));
+        assert.equal(new Set(ids).size, ids.length, `${id}: every tool call has one result`);
+      }
+      assert.deepEqual(parent.finalState!.delegation!.children.map((child) => child.status), ['completed', 'completed']);
+    } finally {
+      await worker.stop();
+      await simulator.stop();
+    }
+  });
+});
