@@ -15,6 +15,7 @@ import { contextBench } from './context';
 import { costBench } from './cost';
 import { countingBench } from './counting';
 import { decideBench } from './decideBench';
+import { delegateBench } from './delegate';
 import { depthBench } from './depth';
 import { factsBench } from './facts';
 import { consoleBench } from './console';
@@ -68,6 +69,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'depth', title: 'Flat at depth: the last 100 steps of a 2,000-step session against its first 100', needsStack: true, run: (stack) => depthBench(need(stack)) },
   { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
   { id: 'counting', title: 'Token counting: linear in the text, whatever its shape', needsStack: false, run: async () => countingBench() },
+  { id: 'delegate', title: 'Delegation: one multi-part job by one session against a parent with children', needsStack: true, run: (stack) => delegateBench(need(stack)) },
   { id: 'cost', title: 'Cost of compaction: cached share and cost-weighted input, current policy against the previous one', needsStack: true, run: (stack) => costBench(need(stack)) },
 ];
 

@@ -22,9 +22,12 @@ export const SESSION_OPTIONS = {
   'max-tool-calls': { type: 'string' },
   'workspace-failover': { type: 'string' },
   compaction: { type: 'string' },
+  tools: { type: 'string' },
+  delegation: { type: 'string' },
+  'no-delegate': { type: 'boolean' },
 } as const;
 
-type SessionFlags = { [K in keyof typeof SESSION_OPTIONS]?: string };
+type SessionFlags = { [K in Exclude<keyof typeof SESSION_OPTIONS, 'no-delegate'>]?: string } & { 'no-delegate'?: boolean };
 
 export const SESSION_OPTIONS_HELP = `  --model NAME             model at the worker's endpoint (env AGENTD_MODEL; agentd-sim without an endpoint)
   --context-window N       usable context window in tokens (required for models agentd does not know)
@@ -41,7 +44,10 @@ export const SESSION_OPTIONS_HELP = `  --model NAME             model at the wor
   --max-tool-calls N       tool calls of one model reply that run; the model is told of the rest (default 32, at most 500)
   --workspace-failover SECS  move to a fresh workspace on another host when the workspace's host
                            takes no tool call for this long (default 300)
-  --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (docs/guide/compaction.md)`;
+  --compaction JSON        compaction settings, e.g. '{"reserveTokens":8192,"tailTurns":2}' (docs/guide/compaction.md)
+  --tools A,B,…            only these tools (finish is always there); all of the worker's by default
+  --delegation JSON        delegation settings, e.g. '{"maxDepth":1,"maxChildrenPerStep":2}' (docs/guide/delegate.md)
+  --no-delegate            do not offer the delegate tool (same as --delegation '{"enabled":false}')`;
 
 /** The request the flags describe, for `task`; every bad flag is named, before anything connects. */
 export function sessionRequestOf(values: SessionFlags, task: string, config: AgentdConfig): SessionRequest {
@@ -63,7 +69,22 @@ export function sessionRequestOf(values: SessionFlags, task: string, config: Age
     ...defined('maxToolCallsPerReply', positiveInt('max-tool-calls', values['max-tool-calls'])),
     ...defined('workspaceFailoverSeconds', positiveInt('workspace-failover', values['workspace-failover'])),
     ...defined('compaction', jsonObject('compaction', values.compaction)),
+    ...defined('tools', toolNames(values.tools)),
+    ...defined('delegation', delegationOf(values)),
   };
+}
+
+function toolNames(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (names.length === 0) throw new UsageError(`--tools: expected tool names separated by commas, got '${value}'`);
+  return names;
+}
+
+function delegationOf(values: SessionFlags): Record<string, unknown> | undefined {
+  const settings = jsonObject('delegation', values.delegation);
+  if (!values['no-delegate']) return settings;
+  return { ...settings, enabled: false };
 }
 
 function jsonObject(flag: string, value: string | undefined): Record<string, unknown> | undefined {

@@ -61,6 +61,8 @@ export const SessionSummarySchema = z.object({
   model: z.string().optional(),
   startedAt: z.string(),
   closedAt: z.string().optional(),
+  /** The session that started this one with `delegate`. */
+  parentSessionId: z.string().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 
@@ -69,6 +71,8 @@ export interface SessionListFilter {
   status?: string;
   /** The model name exactly. */
   model?: string;
+  /** Only the children this session started with `delegate`. */
+  parent?: string;
   /** Sessions per page (the server's default, 1,000 on the dev server, when absent). */
   pageSize?: number;
   /** The token of the page before, to read the next one. */
@@ -116,10 +120,12 @@ export async function listSessions(client: Client, filter: SessionListFilter = {
  * on in a newer run. Running states also require a running execution, so a session terminated
  * while paused (its attribute still says waiting_for_approval) is not listed as paused.
  */
-export function sessionListQuery(filter: Pick<SessionListFilter, 'status' | 'model'>): string {
+export function sessionListQuery(filter: Pick<SessionListFilter, 'status' | 'model' | 'parent'>): string {
   const clauses = [`WorkflowType = '${WORKFLOW_TYPE}'`, `ExecutionStatus != 'ContinuedAsNew'`];
   if (filter.status !== undefined) clauses.push(...statusClauses(filter.status));
   if (filter.model !== undefined) clauses.push(`${AgentdModel.name} = ${quoted('model', filter.model)}`);
+  // A system attribute of Temporal's: set on every child workflow, so the stock CLI can ask it too.
+  if (filter.parent !== undefined) clauses.push(`ParentWorkflowId = ${quoted('parent', filter.parent)}`);
   return clauses.join(' AND ');
 }
 
@@ -162,6 +168,7 @@ function summaryOf(row: VisibilityRow): SessionSummary {
     ...(model !== undefined ? { model } : {}),
     startedAt: row.startTime.toISOString(),
     ...(row.closeTime !== undefined ? { closedAt: row.closeTime.toISOString() } : {}),
+    ...(row.parentWorkflowId !== undefined ? { parentSessionId: row.parentWorkflowId } : {}),
   });
 }
 

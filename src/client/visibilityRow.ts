@@ -16,6 +16,8 @@ export interface VisibilityRow {
   readonly status: string;
   readonly startTime: Date;
   readonly closeTime?: Date;
+  /** The workflow that started this one as a child, if one did. */
+  readonly parentWorkflowId?: string;
   /** Search attribute values by name, as the payload converter reads them. */
   readonly attributes: ReadonlyMap<string, unknown>;
 }
@@ -30,6 +32,7 @@ export function visibilityRowOf(raw: RawExecution): VisibilityRow {
     status: statusName(raw.status),
     startTime: dateOf(raw.startTime) ?? new Date(0),
     ...(closeTime !== undefined ? { closeTime } : {}),
+    ...(raw.parentExecution?.workflowId ? { parentWorkflowId: raw.parentExecution.workflowId } : {}),
     attributes: attributesOf(raw.searchAttributes?.indexedFields),
   };
 }

@@ -61,6 +61,11 @@ export const SESSION_PAGE = shell(
   <div><h2>Status</h2><dl id="status"></dl></div>
 </section>
 <section id="breaker" class="breaker" hidden></section>
+<section id="tree" hidden>
+  <h2>Parent and children</h2>
+  <p id="parent"></p>
+  <ul id="children"></ul>
+</section>
 <section>
   <h2>Controls</h2>
   <div class="controls">

@@ -46,15 +46,19 @@ export class Delegations {
 
   /** Starts the child of one `delegate` call stored under `seq`'s reply and waits for its end. */
   async run(call: ToolCall, callSeq: number, seq: number, step: number): Promise<DelegationOutcome> {
-    // Counted before the first await: calls of one reply start side by side.
-    const shares = Math.max(this.waiting, 1);
-    this.waiting -= 1;
+    // Counted before the first await: the calls of one reply start side by side.
     const refusal = delegationRefusal(this.input.delegation, this.depth, { thisStep: this.startedThisStep, inAll: this.carried.started });
-    if (refusal !== undefined) return { kind: 'refused', reason: refusal };
+    if (refusal !== undefined) {
+      this.waiting -= 1;
+      return { kind: 'refused', reason: refusal };
+    }
     this.startedThisStep += 1;
     this.carried.started += 1;
 
     const read = await this.readDelegation({ sessionId: this.sessionId, callSeq, toolCallId: call.id, ...(this.toolFilter ? { tools: this.toolFilter } : {}) });
+    // Carved in the order the reads come back, each an equal share of what is left among the calls not carved yet and the parent.
+    const shares = Math.max(this.waiting, 1);
+    this.waiting -= 1;
     const carved = read.ok ? carveChildBudget(this.room(step), read.request, shares, this.input.delegation.childMaxSteps) : undefined;
     if (!read.ok || carved?.kind !== 'granted') {
       this.startedThisStep -= 1;

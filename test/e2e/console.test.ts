@@ -13,7 +13,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { startConsole, type RunningConsole } from '../../src/console/server';
 import { ConsoleSettingsSchema } from '../../src/console/settings';
 import { compactNowUpdate } from '../../src/session/definitions';
-import type { CompactNowResult, SessionState } from '../../src/session/state';
+import type { CompactNowResult, SessionResult, SessionState } from '../../src/session/state';
 import { chromiumMissing, launchChromium } from '../../harness/browser';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
 import { agentdOn, eventually, startStack, type Stack } from '../../harness/stack';
@@ -200,6 +200,25 @@ describe('operator console', { skip: chromiumMissing() }, () => {
       assert.deepEqual(problems, []);
       await page.close();
       await handle.cancel();
+    });
+  });
+
+  it("links a parent's page to its children and each child's page back to its parent", async () => {
+    await stack.withWorker({}, async () => {
+      const parentId = 'console-tree';
+      const task = ['[sim steps=1] two helpers', '[sim call delegate {"task":"part one [sim steps=1]"}]', '[sim also delegate {"task":"part two [sim steps=1]"}]'].join('\n');
+      await stack.sessions.start({ task, model: 'agentd-sim' }, { sessionId: parentId });
+      const result: SessionResult = await stack.sessions.result(parentId);
+      const childIds = result.finalState!.delegation!.children.map((child) => child.sessionId);
+      const { page, problems } = await openPage();
+      await page.goto(`${local.baseUrl}sessions/${parentId}`);
+      await waitForText(page, '#children', new RegExp(`${escaped(childIds[1]!)} completed \\(finished\\)`));
+      assert.deepEqual(await page.$$eval('#children a', (links) => links.map((link) => link.getAttribute('href'))), childIds.map((id) => `/sessions/${id}`));
+      assert.match(await textOf(page, '#spend'), /children\$\d+\.\d{4} for \d+ call\(s\)/);
+      await Promise.all([page.waitForNavigation(), page.click('#children a')]);
+      await waitForText(page, '#parent', new RegExp(`child of ${parentId} \\(depth 1\\)`));
+      assert.deepEqual(problems, []);
+      await page.close();
     });
   });
 

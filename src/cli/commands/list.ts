@@ -12,16 +12,18 @@ const MAX_PAGE = 1_000;
 export const listCommand: Command = {
   name: 'list',
   summary: 'list sessions with status, steps, context fill, cost and model',
-  help: `usage: agentd list [--status S] [--model M] [--limit N] [--json]
+  help: `usage: agentd list [--status S] [--model M] [--parent ID] [--limit N] [--json]
 
 Lists agentSession workflows, newest first: id, status, steps, context fill, cost, model and
 start time. Everything comes from the sessions' search attributes in Temporal's visibility index
 in one query per page of up to ${MAX_PAGE}, so no session (and no worker) is asked anything; the
 index may lag a session by a moment. A dash means the session never set the figure (started by
-an older agentd). Needs the attributes registered (agentd search-attributes).
+an older agentd). Needs the attributes registered (agentd search-attributes). A child session
+(started by a parent's delegate call) is listed under its parent, marked └.
 
   --status S  only sessions in status S: ${LISTED_STATUSES.join(', ')}
   --model M   only sessions of model M
+  --parent ID only the children session ID started
   --limit N   at most N sessions (default 50)
   --json      one JSON array of session summaries
 ${CONNECTION_HELP}`,
@@ -30,6 +32,7 @@ ${CONNECTION_HELP}`,
       ...CONNECTION_OPTIONS,
       status: { type: 'string' },
       model: { type: 'string' },
+      parent: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
     });
@@ -41,6 +44,7 @@ ${CONNECTION_HELP}`,
       const page = await listSessions(client, {
         ...(values.status !== undefined ? { status: values.status } : {}),
         ...(values.model !== undefined ? { model: values.model } : {}),
+        ...(values.parent !== undefined ? { parent: values.parent } : {}),
         pageSize: Math.min(MAX_PAGE, limit - sessions.length),
         ...(nextPageToken ? { nextPageToken } : {}),
       }).catch(flagError);

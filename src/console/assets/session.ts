@@ -1,5 +1,5 @@
 /** A session's page: state, chart, notices, memory and transcript, refreshed every few seconds; the controls. */
-import type { Notice, SessionPage, Spend, State } from './sessionPage';
+import type { Delegation, Notice, SessionPage, Spend, State } from './sessionPage';
 import type { EntrySeqRun as SeqRun, TranscriptEntry as Entry } from './transcriptEntry';
 import { ApiError, byId, el, gauge, getJson, int, markLive, percent, postJson, REFRESH_MS, showError, usd } from './common.js';
 
@@ -72,6 +72,24 @@ function cacheHits(agent: Spend, summary: Spend): string {
 
 let chartKey = '';
 
+function sessionLink(id: string): HTMLElement {
+  return el('a', { href: `/sessions/${encodeURIComponent(id)}` }, id);
+}
+
+/** Where the session sits in its tree: a link up to its parent, and one down to each child. */
+function showTree(delegation: Delegation | undefined): void {
+  byId('tree').hidden = delegation === undefined;
+  if (!delegation) return;
+  const parent = byId('parent');
+  parent.replaceChildren(...(delegation.parentSessionId ? ['child of ', sessionLink(delegation.parentSessionId), ` (depth ${delegation.depth})`] : ['started by a person']));
+  byId('children').replaceChildren(
+    ...delegation.children.map((child) => {
+      const spent = child.steps !== undefined ? `, ${int(child.steps)} steps, ${int(child.totalTokens ?? 0)} tokens, ${usd(child.costUsd ?? 0)}` : '';
+      return el('li', {}, sessionLink(child.sessionId), ` ${child.status.replace(/_/g, ' ')}${child.outcome ? ` (${child.outcome})` : ''}, from step ${child.step}${spent}: ${child.task}`);
+    }),
+  );
+}
+
 function showState(page: SessionPage): void {
   const { state } = page;
   byId('gauge').replaceChildren(
@@ -82,6 +100,7 @@ function showState(page: SessionPage): void {
     ['tokens billed', int(state.spend.totalTokens) + (state.budget.maxTotalTokens !== undefined ? ` of ${int(state.budget.maxTotalTokens)}` : '')],
     ['cache hits', cacheHits(state.spend.agent, state.spend.summary)],
     ['compaction cost', compactionCost(state.spend.summary) || 'none yet'],
+    ...(state.spend.delegates ? [['children', `${usd(state.spend.delegates.costUsd)} for ${int(state.spend.delegates.calls)} call(s)`] as [string, string]] : []),
     ['steps', `${int(state.step)} of ${int(state.budget.maxSteps)}`],
     ['approvals', String(state.budget.approvals)],
   ];
@@ -99,6 +118,8 @@ function showState(page: SessionPage): void {
   if (state.outcome) status.push(['outcome', state.outcome]);
   facts(byId('status'), status);
   byId('status').className = state.paused ? 'paused' : '';
+
+  showTree(state.delegation);
 
   const breaker = byId('breaker');
   breaker.hidden = state.compaction.warning === undefined;

@@ -46,14 +46,23 @@ export interface State {
   maxSteps: number;
   runs: number;
   context: { tokens: number; window: number; messages: number };
-  spend: { costUsd: number; totalTokens: number; agent: Spend; summary: Spend };
+  spend: { costUsd: number; totalTokens: number; agent: Spend; summary: Spend; delegates?: Spend };
   budget: { maxSteps: number; maxTotalTokens?: number; maxCostUsd?: number; maxRepeatedToolCalls: number; approvals: number };
   paused?: { guard: string; reason: string; until: string };
   compaction: { trigger: number; breaker: { state?: string } & Record<string, unknown>; warning?: string; compactions: number; noticesTotal: number; notices: Notice[] };
   pendingMessages: number;
+  delegation?: Delegation;
   warnings: string[];
   outcome?: string;
   answer?: string;
+}
+
+/** The session's parent and children (`DelegationReport` in src/session/state.ts). */
+export interface Delegation {
+  depth: number;
+  parentSessionId?: string;
+  childrenStarted: number;
+  children: Array<{ sessionId: string; step: number; task: string; status: string; outcome?: string; steps?: number; totalTokens?: number; costUsd?: number }>;
 }
 
 export interface SessionPage {
