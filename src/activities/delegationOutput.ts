@@ -2,9 +2,11 @@
  * The result a parent reads for a `delegate` call: the child's whole answer (from the child's own
  * rows) and the files it made, copied into the parent's workspace; or why there was no answer.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { messageText } from '../model/messageText';
 import { collectArtifacts, type Artifacts } from '../tools/artifacts';
+import { capOutput } from '../tools/capOutput';
 import type { ActivityDeps } from './deps';
 import type { DelegationOutcome } from './types';
 
@@ -16,10 +18,18 @@ export async function delegationOutput(deps: Pick<ActivityDeps, 'store' | 'works
   const cost = outcome.costUsd > 0 ? `, $${outcome.costUsd.toFixed(4)}` : '';
   return [
     `child session ${outcome.childSessionId} ended (${outcome.outcome}) after ${outcome.steps} step(s), ${outcome.totalTokens} tokens${cost}.`,
-    'answer:',
-    answer,
+    ...(await answerLines(workspace, outcome, answer)),
     artifactLines(artifacts),
   ].join('\n');
+}
+
+/** The answer, whole when it fits the cap; else its head and tail, the whole text in a file the parent can read. */
+async function answerLines(workspace: string, outcome: Extract<DelegationOutcome, { kind: 'ended' }>, answer: string): Promise<string[]> {
+  if (answer.length <= outcome.answerCapChars) return ['answer:', answer];
+  const file = path.posix.join('delegates', `${outcome.childSessionId}.answer.md`);
+  await mkdir(path.join(workspace, 'delegates'), { recursive: true });
+  await writeFile(path.join(workspace, file), answer);
+  return [`answer (${answer.length} characters, cut to ${outcome.answerCapChars}; read_file ${file} has it whole):`, capOutput(answer, outcome.answerCapChars)];
 }
 
 /** The finish tool keeps its answer in the row's meta; a plain reply is its own text. */

@@ -120,6 +120,8 @@ export type DelegationOutcome =
       outcome: string;
       answerSeq?: number;
       answer: string;
+      /** Longest answer the parent's context takes whole (`delegation.answerCapChars`). */
+      answerCapChars: number;
       steps: number;
       totalTokens: number;
       costUsd: number;

@@ -19,6 +19,11 @@ export const DelegationSettingsSchema = z
     maxChildren: z.number().int().min(1).max(1000).default(16),
     /** A child's step limit when the `delegate` call names none. @default 50 */
     childMaxSteps: z.number().int().positive().default(50),
+    /**
+     * Longest child answer the parent's context takes whole; a longer one keeps its head and tail, and
+     * the whole text is written beside the child's files. Real models answer long. @default 8000
+     */
+    answerCapChars: z.number().int().min(500).default(8000),
   })
   .strict();
 export type DelegationSettings = z.output<typeof DelegationSettingsSchema>;

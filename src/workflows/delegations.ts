@@ -102,6 +102,7 @@ export class Delegations {
         outcome: result.outcome,
         ...(result.answerSeq !== undefined ? { answerSeq: result.answerSeq } : {}),
         answer: result.answer,
+        answerCapChars: this.input.delegation.answerCapChars,
         steps: result.steps,
         totalTokens: tokensOf(spend),
         costUsd: spend.costUsd,

@@ -108,16 +108,39 @@ describe('delegate', () => {
     });
   });
 
-  it('copies the files a child made into the parent workspace', { timeout: 2 * MINUTE }, async () => {
+  it('copies the files a child made into the parent workspace; a call with bad arguments is refused, naming them', { timeout: 2 * MINUTE }, async () => {
     await stack.withWorker({}, async () => {
       const parentId = 'deleg-files';
       const childTask = 'write the report\n[sim call write_file {"path":"report.md","content":"FINDINGS-42"}]';
-      const task = `[sim steps=1] get a report\n[sim call delegate ${JSON.stringify({ task: childTask })}]`;
+      const task = `[sim steps=1] get a report\n[sim call delegate ${JSON.stringify({ task: childTask })}]\n[sim also delegate {"goal":"no task given"}]`;
       await stack.sessions.start({ task, model: 'agentd-sim' }, { sessionId: parentId });
       const parent: SessionResult = await stack.sessions.result(parentId);
+      assert.equal(parent.finalState!.delegation!.childrenStarted, 1);
+      const refused = (await stack.store.list(parentId)).filter((row) => row.message.role === 'tool' && messageText(row.message).startsWith('error: delegate refused'));
+      assert.match(messageText(refused[0]!.message), /invalid arguments: .*task/);
       const [child] = parent.finalState!.delegation!.children;
       const copied = path.join(stack.workspaceRoot, parentId, 'delegates', child!.sessionId, 'report.md');
       assert.equal(readFileSync(copied, 'utf8'), 'FINDINGS-42');
+    });
+  });
+
+  it("cuts a child's long answer to answerCapChars and writes it whole where the parent can read it", { timeout: 2 * MINUTE }, async () => {
+    await stack.withWorker({}, async () => {
+      const parentId = 'deleg-long';
+      // Real models answer long: this child's answer is 32,000 characters.
+      const long = Array.from({ length: 4000 }, (_, index) => `F${index} `).join('').padEnd(32_000, '.');
+      const childTask = `answer at length\n[sim call finish ${JSON.stringify({ answer: long })}]`;
+      const task = `[sim steps=1] get the long answer\n[sim call delegate ${JSON.stringify({ task: childTask })}]`;
+      await stack.sessions.start({ task, model: 'agentd-sim' }, { sessionId: parentId });
+      const parent: SessionResult = await stack.sessions.result(parentId);
+      const [child] = parent.finalState!.delegation!.children;
+      const result = (await stack.store.list(parentId)).find((row) => row.message.role === 'tool' && messageText(row.message).startsWith(`child session ${child!.sessionId}`));
+      const text = messageText(result!.message);
+      assert.ok(text.length < 8000 + 500, `the parent's result is ${text.length} characters`);
+      assert.match(text, new RegExp(`answer \\(32000 characters, cut to 8000; read_file delegates/${child!.sessionId.replace(/\./g, '\\.')}\\.answer\\.md has it whole\\)`));
+      assert.ok(text.includes('F0 F1 F2') && text.includes('....'), 'head and tail kept');
+      const whole = readFileSync(path.join(stack.workspaceRoot, parentId, 'delegates', `${child!.sessionId}.answer.md`), 'utf8');
+      assert.equal(whole, long);
     });
   });
 
