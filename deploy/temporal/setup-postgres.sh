@@ -1,11 +1,12 @@
 #!/bin/sh
-# Run once per `docker-compose up` by the temporal-setup service (temporalio/admin-tools image):
-# creates Temporal's two databases and agentd's transcript database, then applies schema updates.
-# Safe to run again on an existing volume: databases that exist are kept, schemas only move forward.
+# Run once per `docker-compose up` by the temporal-setup service (temporalio/admin-tools image), and by
+# scripts/temporal-cluster.sh on loopback: creates Temporal's two databases and agentd's transcript
+# database, then applies schema updates. Safe to run again on an existing volume: databases that
+# exist are kept, schemas only move forward.
 set -eu
 
-SQL="temporal-sql-tool --plugin postgres12 --ep ${POSTGRES_SEEDS} -p ${DB_PORT} -u ${POSTGRES_USER} --pw ${POSTGRES_PWD}"
-SCHEMA=/etc/temporal/schema/postgresql/v12
+SQL="temporal-sql-tool --plugin postgres12 --ep ${POSTGRES_SEEDS} -p ${DB_PORT} -u ${POSTGRES_USER} --pw=${POSTGRES_PWD}"
+SCHEMA=${TEMPORAL_SCHEMA_DIR:-/etc/temporal/schema/postgresql/v12}
 
 # Exit status 0: created now (needs its base schema); 1: it was already there.
 create_database() {
@@ -19,9 +20,9 @@ create_database() {
   esac
 }
 
-for db in temporal temporal_visibility; do
+for db in "${DBNAME:-temporal}" "${VISIBILITY_DBNAME:-temporal_visibility}"; do
   dir=temporal
-  [ "$db" = temporal_visibility ] && dir=visibility
+  [ "$db" = "${VISIBILITY_DBNAME:-temporal_visibility}" ] && dir=visibility
   if create_database "$db"; then
     $SQL --db "$db" setup-schema -v 0.0
   fi

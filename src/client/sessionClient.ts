@@ -26,7 +26,7 @@ import { DEFAULT_MAX_USER_TEXT_BYTES, userTextProblem } from '../session/limits'
 import { resolveStart, type SessionRequest } from '../session/resolve';
 import { ENDED_STATUSES, SessionStatus, type ApproveResult, type SessionResult, type SessionState } from '../session/state';
 import { missingSearchAttributes, MissingSearchAttributesError } from './searchAttributeSetup';
-import { startSearchAttributes } from './startAttributes';
+import { startSearchAttributes } from '../session/startAttributes';
 
 
 export function newSessionId(): string {
@@ -87,7 +87,7 @@ export class SessionClient {
         workflowIdConflictPolicy: 'FAIL',
         workflowIdReusePolicy: options.replaceClosed ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
         ...(options.replaceClosed ? { memo: { [REPLACE_CLOSED_MEMO]: true } } : {}),
-        typedSearchAttributes: startSearchAttributes(input, this.encryptsPayloads()),
+        typedSearchAttributes: startSearchAttributes(this.encryptsPayloads() ? undefined : input.model),
       });
     } catch (error) {
       if (mentionsSearchAttributes(error)) await this.throwIfAttributesMissing(error);

@@ -8,7 +8,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, t
 import { TASK_QUEUE, WORKFLOW_TYPE } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import { ScheduleInputError, type OverlapPolicy, type ScheduleSpec } from './scheduleSpec';
-import { startSearchAttributes } from './startAttributes';
+import { startSearchAttributes } from '../session/startAttributes';
 
 const OVERLAP: Readonly<Record<OverlapPolicy, ScheduleOverlapPolicy>> = {
   skip: ScheduleOverlapPolicy.SKIP,
@@ -72,7 +72,7 @@ export class SessionSchedules {
           taskQueue: TASK_QUEUE,
           workflowId: spec.name,
           args: [input],
-          typedSearchAttributes: startSearchAttributes(input, this.encrypted),
+          typedSearchAttributes: startSearchAttributes(this.encrypted ? undefined : input.model),
         },
         policies: { overlap: OVERLAP[spec.overlap], catchupWindow: spec.catchupWindow },
         memo: { [WHEN_MEMO]: spec.cron !== undefined ? `cron ${spec.cron}` : `every ${spec.every ?? ''}` },

@@ -5,10 +5,12 @@
  * files. Children run in the step's cancellable scope, so cancelling or interrupting the parent
  * reaches them; a child that fails is an error result for the parent, not the parent's failure.
  */
-import { CancellationScope, ChildWorkflowFailure, executeChild, isCancellation, ParentClosePolicy } from '@temporalio/workflow';
+import { CancellationScope, ChildWorkflowFailure, executeChild, isCancellation, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
 import type { DelegationOutcome, DelegationRequest } from '../activities/types';
 import { carveChildBudget, childSessionId, delegationRefusal, sumSpend, NO_SPEND, type CallSpend, type ChildLimits } from '../policy';
 import { REPLACE_CLOSED_MEMO } from '../session/definitions';
+import { AgentdModel } from '../session/searchAttributes';
+import { startSearchAttributes } from '../session/startAttributes';
 import type { SessionInput, SessionInputDraft } from '../session/input';
 import { SessionStatus, type ChildSessionReport, type DelegationReport, type SessionResult, type SpendReport } from '../session/state';
 import type { ToolFilter } from '../session/toolFilter';
@@ -92,6 +94,8 @@ export class Delegations {
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         // The id is this parent's to give: rows left by a closed child of an earlier session with the parent's id are replaced.
         memo: { [REPLACE_CLOSED_MEMO]: true },
+        // The model name only where the parent shows its own: a client that encrypts payloads leaves it out of the index.
+        typedSearchAttributes: startSearchAttributes(workflowInfo().typedSearchAttributes.get(AgentdModel)),
       });
       const spend = spendOf(result.spend);
       this.budget.recordDelegate(spend);

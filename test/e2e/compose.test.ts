@@ -80,6 +80,10 @@ describe('docker-compose.yml and Dockerfile', () => {
     assert.match(service('temporal').image ?? '', /^temporalio\/server:/);
     assert.equal(service('temporal').environment?.DB, 'postgres12');
     assert.equal(service('temporal').environment?.POSTGRES_SEEDS, 'postgresql');
+    // The settings scripts/temporal-cluster.sh starts the loopback cluster with: one file for both.
+    assert.equal(service('temporal').environment?.NUM_HISTORY_SHARDS, '4');
+    assert.equal(service('temporal').environment?.DYNAMIC_CONFIG_FILE_PATH, '/agentd-deploy/dynamicconfig.yaml');
+    assert.match(service('temporal').image ?? '', /:1\.32\.2$/);
     assert.match(service('temporal-ui').image ?? '', /^temporalio\/ui:/);
     assert.equal(service('temporal-ui').environment?.TEMPORAL_ADDRESS, 'temporal:7233');
   });

@@ -97,11 +97,11 @@ describe('delegate', () => {
       assert.equal(shown.code, 0, shown.stderr);
       for (const id of childIds) assert.match(shown.stdout, new RegExp(`${id.replace(/\./g, '\\.')}  completed \\(finished\\)`));
       // The list finds the tree in Temporal's visibility index: the children by parent, each under it in the table.
-      await eventually(async () => {
-        const listed = await agentd('list', '--parent', parentId, '--json');
-        const ids = (JSON.parse(listed.stdout) as Array<{ sessionId: string }>).map((session) => session.sessionId);
-        return ids.length === 3 ? ids : undefined;
+      const listed = await eventually(async () => {
+        const sessions = JSON.parse((await agentd('list', '--parent', parentId, '--json')).stdout) as Array<{ sessionId: string; model?: string }>;
+        return sessions.length === 3 ? sessions : undefined;
       }, 'the children listed by parent');
+      assert.deepEqual(listed.map((session) => session.model), ['agentd-sim', 'agentd-sim', 'agentd-sim'], 'children start with the attributes a session starts with');
       const table = (await agentd('list')).stdout.split('\n');
       const parentRow = table.findIndex((line) => line.startsWith(`${parentId} `));
       assert.deepEqual(table.slice(parentRow + 1, parentRow + 4).map((line) => line.split(/\s+/)[1]).sort(), [...childIds].sort());
