@@ -25,6 +25,8 @@ import { describeSandbox, detectCommandSandbox } from './tools/sandbox';
 import { describeOptionalParts, optionalParts } from './worker/optionalParts';
 import { detectSandboxFromEnv, sandboxSettingsOf } from './worker/sandboxFromConfig';
 import { loadUserTools } from './tools/userTools';
+import { telemetrySinks } from './telemetry/sinks';
+import { tracingFromEnv } from './telemetry/tracing';
 import { bundlePathFromEnv, checkPrebuiltBundle, WORKFLOWS_ENTRY } from './workflowBundle/prebuiltBundle';
 import { drainOnSignals, requestShutdown } from './worker/workerShutdown';
 
@@ -65,6 +67,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     taskQueue: options.taskQueue ?? TASK_QUEUE,
     ...workflowCode(options),
     activities: createActivities(withCommandSandbox(options.deps)),
+    sinks: telemetrySinks(options.deps.tracing),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),
@@ -171,6 +174,7 @@ export async function startWorkerFromConfig(
   let connection: NativeConnection | undefined;
   const commandSandbox = detectCommandSandbox(sandboxSettingsOf(config));
   const host = { hostId: config.hostId, taskQueue: hostTaskQueue(config.hostId) };
+  const tracing = tracingFromEnv(options.env);
   let worker: Worker;
   let hostWorker: Worker;
   try {
@@ -197,6 +201,7 @@ export async function startWorkerFromConfig(
         workspaceRoot: config.workspaceRoot,
         commandSandbox,
         host,
+        ...(tracing ? { tracing } : {}),
       },
     };
     // Side by side: loading the workflow bundle into its sandbox is most of a worker's start.
@@ -206,6 +211,7 @@ export async function startWorkerFromConfig(
     await store?.close();
     await mcp?.close();
     await simulator?.stop();
+    await tracing?.shutdown();
     throw error;
   }
   log(
@@ -217,6 +223,7 @@ export async function startWorkerFromConfig(
   log(describeOptionalParts(optionalParts(config, commandSandbox)));
   if (userTools.length > 0) log(`user tools from ${config.toolsModule}: ${userTools.map((tool) => tool.name).join(', ')}`);
   if (mcp) log(`MCP servers: ${mcpServers.map((server) => `${server.name} (${server.transport})`).join(', ')}`);
+  if (tracing) log('traces: OpenTelemetry, as the OTEL_* variables say (one span per step, with its model, tool and compaction spans)');
   const openConnection = connection;
   const openedStore = store;
   return {
@@ -240,6 +247,7 @@ export async function startWorkerFromConfig(
         await openedStore.close();
         await mcp?.close();
         await simulator?.stop();
+        await tracing?.shutdown();
       }
     },
     stop: () => requestShutdown(worker),

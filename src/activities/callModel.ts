@@ -15,6 +15,7 @@ import { capText } from '../model/capText';
 import { measureOf } from './measure';
 import { writePatiently } from './patientStoreWrite';
 import { toModelFailure } from './modelFailure';
+import { chatSpan } from './spans';
 import { usageOf } from './usage';
 import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
 
@@ -32,20 +33,23 @@ export function createCallModel(deps: ActivityDeps) {
     // A retry with nothing stored: the attempt before may have been answered (and billed) and then
     // lost with its worker. It cannot be told from a retry after an endpoint error, so it is "possibly".
     const possiblyBilledCalls = Context.current().info.attempt > 1 ? 1 : 0;
-    const completion = await withHeartbeat((signal) =>
-      model.chat.completions
-        .create(
-          {
-            model: input.model,
-            messages: context.map((row) => row.message),
-            tools: tools.specs(),
-            ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
-          },
-          { signal },
-        )
-        .catch((error: unknown) => {
-          throw toModelFailure(error);
-        }),
+    const request = { sessionId: input.sessionId, model: input.model, trace: input.trace, role: 'agent', maxTokens: input.maxOutputTokens } as const;
+    const completion = await chatSpan(deps, request, () =>
+      withHeartbeat((signal) =>
+        model.chat.completions
+          .create(
+            {
+              model: input.model,
+              messages: context.map((row) => row.message),
+              tools: tools.specs(),
+              ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
+            },
+            { signal },
+          )
+          .catch((error: unknown) => {
+            throw toModelFailure(error);
+          }),
+      ),
     );
     const { reply, dropped } = capToolCalls(replyOf(completion), input.maxToolCalls);
     const usage = usageOf(completion);

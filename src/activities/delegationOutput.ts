@@ -8,7 +8,7 @@ import { messageText } from '../model/messageText';
 import { collectArtifacts, type Artifacts } from '../tools/artifacts';
 import { capOutput } from '../tools/capOutput';
 import type { ActivityDeps } from './deps';
-import type { DelegationOutcome } from './types';
+import type { DelegationOutcome } from './delegationTypes';
 
 export async function delegationOutput(deps: Pick<ActivityDeps, 'store' | 'workspaceRoot'>, workspace: string, outcome: DelegationOutcome): Promise<string> {
   if (outcome.kind === 'refused') return `error: delegate refused: ${outcome.reason}`;

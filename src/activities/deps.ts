@@ -4,6 +4,7 @@ import type { TranscriptStore } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import type { CommandSandbox } from '../tools/sandbox';
 import type { SessionToolSource } from '../tools/sessionTools';
+import type { Tracing } from '../telemetry/tracing';
 
 export interface ActivityDeps {
   store: TranscriptStore;
@@ -22,4 +23,6 @@ export interface ActivityDeps {
    * (a lone worker embedded in a test or program), sessions keep their tool calls on TASK_QUEUE.
    */
   host?: { hostId: string; taskQueue: string };
+  /** OpenTelemetry traces (DESIGN §8 "Traces"); none when absent. */
+  tracing?: Tracing;
 }

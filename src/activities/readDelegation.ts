@@ -3,7 +3,7 @@ import { DelegateInput } from '../tools/builtin/delegate';
 import { describeZodError } from '../session/validation';
 import type { ActivityDeps } from './deps';
 import { toolsOf } from './toolsOf';
-import type { ReadDelegationInput, ReadDelegationResult } from './types';
+import type { ReadDelegationInput, ReadDelegationResult } from './delegationTypes';
 
 export function createReadDelegation(deps: ActivityDeps) {
   return async function readDelegation(input: ReadDelegationInput): Promise<ReadDelegationResult> {

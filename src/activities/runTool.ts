@@ -9,6 +9,7 @@ import { ToolEffect } from '../tools/tool';
 import { ensureWorkspace } from '../tools/workspace';
 import type { ActivityDeps } from './deps';
 import { delegationOutput } from './delegationOutput';
+import { toolSpan } from './spans';
 import { withHeartbeat } from './heartbeat';
 import { capText } from '../model/capText';
 import { measureOf } from './measure';
@@ -69,6 +70,27 @@ export function createRunTool(deps: ActivityDeps) {
     return !(await writePatiently(`runTool seq ${input.seq}: started marker`, () => store.markStarted(input.sessionId, input.seq)));
   }
 
+  /** What the call answers: why it cannot run, a child's end, a refusal to run a write twice, or the tool's output. */
+  async function outputOf(tools: ToolRegistry, input: RunToolInput, call: ToolCall, meta: ToolMeta, unlisted: unknown): Promise<string> {
+    if (unlisted !== undefined && tools.get(call.function.name) === undefined) {
+      meta.isError = true;
+      return `error: tool ${call.function.name} is not available: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`;
+    }
+    if (input.delegated !== undefined) {
+      const output = await delegationOutput(deps, await ensureWorkspace(workspaceRoot, input.sessionId), input.delegated);
+      meta.isError = output.startsWith('error: ');
+      return output;
+    }
+    if (await startedBefore(tools, input, call)) {
+      meta.isError = true;
+      return (
+        `error: interrupted: an earlier attempt of ${call.function.name} started but never finished (its worker stopped); ` +
+        'its effect is unknown and it was not run again. Check the workspace before repeating it.'
+      );
+    }
+    return execute(tools, input, call, meta);
+  }
+
   return async function runTool(input: RunToolInput): Promise<RunToolResult> {
     const stored = await store.get(input.sessionId, input.seq);
     if (stored) return resultOf(stored, true);
@@ -81,21 +103,8 @@ export function createRunTool(deps: ActivityDeps) {
       unlisted = error;
       return deps.tools.filtered(input.tools);
     });
-    let output: string;
-    if (unlisted !== undefined && tools.get(call.function.name) === undefined) {
-      meta.isError = true;
-      output = `error: tool ${call.function.name} is not available: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`;
-    } else if (input.delegated !== undefined) {
-      output = await delegationOutput(deps, await ensureWorkspace(workspaceRoot, input.sessionId), input.delegated);
-      meta.isError = output.startsWith('error: ');
-    } else if (await startedBefore(tools, input, call)) {
-      meta.isError = true;
-      output =
-        `error: interrupted: an earlier attempt of ${call.function.name} started but never finished (its worker stopped); ` +
-        'its effect is unknown and it was not run again. Check the workspace before repeating it.';
-    } else {
-      output = await execute(tools, input, call, meta);
-    }
+    const span = { sessionId: input.sessionId, name: call.function.name, id: call.id, seq: input.seq, trace: input.trace };
+    const output = await toolSpan(deps, span, () => outputOf(tools, input, call, meta, unlisted), () => meta.isError);
     const error = meta.isError ? errorLine(output) : undefined;
     // The tool has run: its result waits for room in the store rather than being lost with the attempt.
     const saved = await writePatiently(`runTool seq ${input.seq}: result`, () =>

@@ -23,6 +23,7 @@ import { toModelFailure } from './modelFailure';
 import { viewOf } from './cutToolResults';
 import { writeSessionMemory } from './storeSessionMemory';
 import { summarizeInstruction } from './summarizePrompt';
+import { chatSpan } from './spans';
 import { usageOf } from './usage';
 import {
   ActivityFailureType,
@@ -40,16 +41,19 @@ export function createSummarize(deps: ActivityDeps) {
   const { store, model } = deps;
 
   async function ask(messages: ChatMessage[], input: SummarizeInput, usage: ModelUsage, toolSpecs: ToolSpec[]): Promise<string> {
-    const completion = await withHeartbeat((signal) =>
-      model.chat.completions
-        .create(
-          // Same tools as the session's own calls, so the cached prefix matches; none may be called.
-          { model: input.model, messages, tools: toolSpecs, tool_choice: 'none', max_tokens: input.budgetTokens },
-          { signal },
-        )
-        .catch((error: unknown) => {
-          throw toModelFailure(error);
-        }),
+    const request = { sessionId: input.sessionId, model: input.model, trace: input.trace, role: 'summary', maxTokens: input.budgetTokens } as const;
+    const completion = await chatSpan(deps, request, () =>
+      withHeartbeat((signal) =>
+        model.chat.completions
+          .create(
+            // Same tools as the session's own calls, so the cached prefix matches; none may be called.
+            { model: input.model, messages, tools: toolSpecs, tool_choice: 'none', max_tokens: input.budgetTokens },
+            { signal },
+          )
+          .catch((error: unknown) => {
+            throw toModelFailure(error);
+          }),
+      ),
     );
     const reported = usageOf(completion);
     usage.promptTokens += reported.promptTokens;

@@ -10,6 +10,8 @@ import type { SeqRun } from '../policy/seqRuns';
 import { SummaryRejection } from '../model/summaryAcceptance';
 import type { ToolEffect } from '../tools/tool';
 import type { ToolFilter } from '../session/toolFilter';
+import type { StepTrace } from '../telemetry/stepTrace';
+import type { DelegationOutcome } from './delegationTypes';
 
 export interface StoreMessagesInput {
   sessionId: string;
@@ -42,6 +44,8 @@ export interface CallModelInput {
   maxToolCalls?: number;
   /** Which tools the session sees; all when absent. */
   tools?: ToolFilter;
+  /** The step's trace, for this call's span (DESIGN §8 "Traces"). */
+  trace?: StepTrace;
 }
 
 export interface CallModelResult {
@@ -85,47 +89,10 @@ export interface RunToolInput {
   tools?: ToolFilter;
   /** For a `delegate` call: what became of it, for the result the parent reads. */
   delegated?: DelegationOutcome;
+  /** The step's trace, for this call's span. */
+  trace?: StepTrace;
 }
 
-/** What a `delegate` call asks for, read from the stored call by `readDelegation`. */
-export interface DelegationRequest {
-  task: string;
-  tools?: string[];
-  maxSteps?: number;
-  maxTotalTokens?: number;
-  maxCostUsd?: number;
-}
-
-export interface ReadDelegationInput {
-  sessionId: string;
-  /** Seq of the assistant message that declared the call. */
-  callSeq: number;
-  toolCallId: string;
-  /** The parent's own tools: a child is given none beyond them. */
-  tools?: ToolFilter;
-}
-
-export type ReadDelegationResult = { ok: true; request: DelegationRequest } | { ok: false; problem: string };
-
-/**
- * What became of a `delegate` call: refused before a child started, or the child's end. Numbers, ids
- * and the capped answer only; the whole answer is read from the child's rows.
- */
-export type DelegationOutcome =
-  | { kind: 'refused'; reason: string }
-  | { kind: 'failed'; childSessionId: string; reason: string }
-  | {
-      kind: 'ended';
-      childSessionId: string;
-      outcome: string;
-      answerSeq?: number;
-      answer: string;
-      /** Longest answer the parent's context takes whole (`delegation.answerCapChars`). */
-      answerCapChars: number;
-      steps: number;
-      totalTokens: number;
-      costUsd: number;
-    };
 
 export interface RunToolResult {
   measure: MessageMeasure;
@@ -200,6 +167,8 @@ export interface SummarizeInput {
   sessionId: string;
   /** The tools the session's own requests list, so a summary request repeats them for the prompt cache. */
   tools?: ToolFilter;
+  /** The step's trace, for this call's span. */
+  trace?: StepTrace;
   /** Where the summary message is stored. */
   seq: number;
   /** Pinned messages (system prompt, task), replayed first so a provider's prompt cache can hit. */

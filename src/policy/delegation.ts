@@ -3,6 +3,7 @@
  * session, and what part of its own budget the child is given. Pure: numbers in, a verdict out.
  */
 import { z } from 'zod';
+import { fnv1aHex } from './idHash';
 
 /** The name the model calls delegation by. */
 export const DELEGATE_TOOL = 'delegate';
@@ -112,15 +113,5 @@ export function childSessionId(parentId: string, seq: number): string {
   const suffix = `.d${seq}`;
   const room = 128 - suffix.length;
   if (parentId.length <= room) return parentId + suffix;
-  return `${parentId.slice(0, room - 9)}.${hash8(parentId)}${suffix}`;
-}
-
-/** FNV-1a, as 8 hex digits: enough to tell long ids with a common head apart. */
-function hash8(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i += 1) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
+  return `${parentId.slice(0, room - 9)}.${fnv1aHex(parentId)}${suffix}`;
 }

@@ -2,7 +2,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import { summarizeFailureDetails, type SummarizeInput, type SummarizeResult } from '../activities/types';
 import type { CallSpend } from '../policy';
-import type { ToolFilter } from '../session/toolFilter';
 import type { SessionActivities } from './activityOptions';
 import type { CompactionActivities } from './compactionController';
 import type { SessionBudget } from './sessionBudget';
@@ -13,15 +12,15 @@ import type { SessionBudget } from './sessionBudget';
  */
 export function billedSummaries(
   summarize: SessionActivities['summarize'],
-  /** The session's tool filter: a summary request lists the tools the agent's requests list, for the prompt cache. */
-  tools: ToolFilter | undefined,
+  /** Adds what the session tells every model activity: its tools (a summary request lists the agent's, for the prompt cache) and the step's trace. */
+  withSession: (request: SummarizeInput) => SummarizeInput,
   budget: SessionBudget,
   onBilled: (spend: CallSpend) => void,
 ): CompactionActivities['summarize'] {
   return async (request: SummarizeInput): Promise<SummarizeResult> => {
     let result;
     try {
-      result = await summarize(tools ? { ...request, tools } : request);
+      result = await summarize(withSession(request));
     } catch (error) {
       // A rejected summary was answered, and billed, all the same (DESIGN §6 "Spend under crashes").
       const spent = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? summarizeFailureDetails(error.cause.details?.[0]).spent : undefined;

@@ -6,7 +6,7 @@
  * reaches them; a child that fails is an error result for the parent, not the parent's failure.
  */
 import { CancellationScope, ChildWorkflowFailure, executeChild, isCancellation, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
-import type { DelegationOutcome, DelegationRequest } from '../activities/types';
+import type { DelegationOutcome, DelegationRequest } from '../activities/delegationTypes';
 import { carveChildBudget, childSessionId, delegationRefusal, sumSpend, NO_SPEND, type CallSpend, type ChildLimits } from '../policy';
 import { REPLACE_CLOSED_MEMO } from '../session/definitions';
 import { AgentdModel } from '../session/searchAttributes';

@@ -8,6 +8,7 @@ import { ActivityFailureType, type CallModelResult } from '../activities/types';
 import { CompactionRequest, toSeqRuns } from '../policy';
 import type { SessionInput } from '../session/input';
 import type { ToolFilter } from '../session/toolFilter';
+import type { StepTrace } from '../telemetry/stepTrace';
 import type { SessionActivities } from './activityOptions';
 import type { CompactionController } from './compactionController';
 import type { SessionPosition } from './compactionRecord';
@@ -17,8 +18,8 @@ import type { SessionTranscript } from './sessionTranscript';
 export interface ModelCallParts {
   sessionId: string;
   input: SessionInput;
-  /** Which tools the session sees; undefined for all of them. */
-  toolFilter: ToolFilter | undefined;
+  /** What every model and tool activity is told besides its own input: the session's tools and the step's trace. */
+  activityContext(): { tools?: ToolFilter; trace?: StepTrace };
   activities: Pick<SessionActivities, 'callModel'>;
   transcript: SessionTranscript;
   seqs: SeqAllocator;
@@ -46,7 +47,7 @@ export async function callModelWithinWindow(parts: ModelCallParts): Promise<Call
         context: toSeqRuns(sent.map((entry) => entry.seq)),
         model: parts.input.model,
         maxToolCalls: parts.input.maxToolCallsPerReply,
-        ...(parts.toolFilter ? { tools: parts.toolFilter } : {}),
+        ...parts.activityContext(),
         ...(parts.input.maxOutputTokens ? { maxOutputTokens: parts.input.maxOutputTokens } : {}),
       });
       compaction.noteModelCall(sent, reply);

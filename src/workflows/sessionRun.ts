@@ -3,14 +3,15 @@
  * compaction, budget, approval gate, manual-compaction queue, workspace affinity — and the few
  * changes of state that belong to no single part (turns, answers, warnings, the end).
  */
-import { allHandlersFinished, ApplicationFailure, condition, log, patched, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, patched, workflowInfo } from '@temporalio/workflow';
 import type { CallModelResult, RunToolResult } from '../activities/types';
 import { tooManyToolCallsNotice } from '../model/noticeFormat';
 import { cachePricesOf, CompactionRequest, resolveCompactionSettings } from '../policy';
 import { REPLACE_CLOSED_MEMO, type InterruptRequest } from '../session/definitions';
 import type { SessionInput } from '../session/input';
-import { SessionOutcome, SessionStatus, type ToolCallRecord } from '../session/state';
-import { sessionToolFilter } from '../session/toolFilter';
+import { SessionOutcome, SessionStatus } from '../session/state';
+import { sessionToolFilter, type ToolFilter } from '../session/toolFilter';
+import type { StepTrace } from '../telemetry/stepTrace';
 import { sessionActivities, type SessionActivities } from './activityOptions';
 import { ApprovalGate, refusedUpdate } from './approvalGate';
 import { billedSummaries } from './billedSummaries';
@@ -22,15 +23,14 @@ import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
 import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
 import { SeqAllocator } from './seqAllocator';
-import { countModelCalls, countStep, countToolCall, recordStepLatency } from './sessionMetrics';
+import { countModelCalls, countStep, countToolCall } from './sessionMetrics';
 import { SessionTranscript } from './sessionTranscript';
 import { StepInterrupt } from './stepInterrupt';
+import { SessionNotes } from './sessionNotes';
+import { StepTelemetry } from './stepTelemetry';
 import type { ToolCall, ToolCallRunner } from './toolCallBatches';
 import { TurnMessages } from './turnMessages';
 import { WorkspaceAffinity } from './workspaceAffinity';
-
-const TOOL_CALLS_SHOWN = 10;
-const WARNINGS_KEPT = 20;
 
 type Ended = typeof SessionStatus.completed | typeof SessionStatus.failed | typeof SessionStatus.cancelled;
 
@@ -48,15 +48,15 @@ export class SessionRun implements ToolCallRunner {
   readonly messages: TurnMessages;
   readonly interrupt = new StepInterrupt();
   readonly delegations: Delegations;
+  readonly telemetry: StepTelemetry;
+  private readonly notes: SessionNotes;
   /** Which tools the session sees; undefined for all of them. */
-  readonly toolFilter;
+  readonly toolFilter: ToolFilter | undefined;
   private readonly fleet = new FleetAttributes();
   outcome?: SessionOutcome;
   /** Failover notices to append once the current step's tool results are in. */
   private readonly pendingNotices: string[] = [];
   private ended?: Ended;
-  /** When the step in progress began, by the workflow's clock. */
-  private stepStartedAt = 0;
 
   constructor(
     readonly sessionId: string,
@@ -64,12 +64,14 @@ export class SessionRun implements ToolCallRunner {
     earlier?: EarlierCarry,
   ) {
     this.carry = earlier ? upgradedCarry(earlier, input) : firstRunCarry(input);
+    this.notes = new SessionNotes(sessionId, this.carry);
     this.activities = sessionActivities(input);
     this.budget = new SessionBudget(input, this.carry.budget);
     this.toolFilter = sessionToolFilter(input);
+    this.telemetry = new StepTelemetry(sessionId, input.model);
     this.delegations = new Delegations(sessionId, input, this.budget, this.activities.readDelegation, this.carry.delegation, this.toolFilter);
     const settings = resolveCompactionSettings(input.contextWindow, input.compaction, { landWithRoom: patched(LAND_WITH_ROOM_PATCH) });
-    const summarize = billedSummaries(this.activities.summarize, this.toolFilter, this.budget, (spend) => {
+    const summarize = billedSummaries(this.activities.summarize, (request) => ({ ...request, ...this.activityContext() }), this.budget, (spend) => {
       this.compaction.billSummary(spend);
       countModelCalls('summary', input.model, spend);
     });
@@ -80,7 +82,7 @@ export class SessionRun implements ToolCallRunner {
     this.manual = new ManualCompactionQueue(this.carry, () => this.compactContext(CompactionRequest.manual), () => this.carry.step);
     this.approval = new ApprovalGate(sessionId, input, this.budget, this.manual, () => this.publish());
     this.affinity = new WorkspaceAffinity(sessionId, input, this.activities, (warning, notice) => this.warnAndTell(warning, notice), this.carry.affinity);
-    this.messages = new TurnMessages(input, this.carry, this.transcript, this.manual, () => this.publish(), (message) => this.warn(message));
+    this.messages = new TurnMessages(input, this.carry, this.transcript, this.manual, () => this.publish(), (message) => this.notes.warn(message));
   }
 
   get status(): SessionStatus {
@@ -131,7 +133,7 @@ export class SessionRun implements ToolCallRunner {
 
   beginStep(): void {
     this.carry.step += 1;
-    this.stepStartedAt = Date.now();
+    this.telemetry.begin(this.carry.step);
     countStep(this.input.model);
   }
 
@@ -144,6 +146,7 @@ export class SessionRun implements ToolCallRunner {
     countModelCalls('agent', this.input.model, this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0));
     await this.transcript.addReply(reply.measure);
     this.interrupt.noteReply(reply);
+    this.telemetry.noteReply(reply.toolCalls.length);
     this.delegations.noteReply(reply.toolCalls);
     if (reply.droppedToolCalls) {
       const declared = reply.toolCalls.length + reply.droppedToolCalls;
@@ -168,14 +171,14 @@ export class SessionRun implements ToolCallRunner {
       timeoutSeconds: this.input.toolTimeoutSeconds,
       outputCapChars: this.input.toolOutputCapChars,
       storedOutputChars: this.input.toolOutputStoredChars,
-      ...(this.toolFilter ? { tools: this.toolFilter } : {}),
+      ...this.activityContext(),
       ...(delegated ? { delegated } : {}),
     });
   }
 
   async recordToolResult(result: RunToolResult): Promise<void> {
     await this.transcript.addToolResult(result.measure);
-    this.noteToolCall({
+    this.notes.toolCall({
       step: this.carry.step,
       name: result.toolName,
       seq: result.measure.seq,
@@ -193,11 +196,12 @@ export class SessionRun implements ToolCallRunner {
         transcript: this.transcript,
         seqs: this.seqs,
         position: () => this.position(),
-        noteInterruptedCall: (name, seq) => this.noteToolCall({ step: this.carry.step, name, seq, isError: true, error: 'interrupted' }),
-        warn: (message) => this.warn(message),
+        noteInterruptedCall: (name, seq) => this.notes.toolCall({ step: this.carry.step, name, seq, isError: true, error: 'interrupted' }),
+        warn: (message) => this.notes.warn(message),
       },
       request,
     );
+    this.telemetry.noteInterrupted();
     if (request.continue) return;
     this.carry.turnOpen = false;
     this.carry.heldForMessage = true;
@@ -209,7 +213,7 @@ export class SessionRun implements ToolCallRunner {
     if (notices.length > 0) {
       await this.transcript.store(notices.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
     }
-    recordStepLatency(this.input.model, Date.now() - this.stepStartedAt);
+    this.telemetry.end(this.position());
     this.publish();
   }
 
@@ -239,14 +243,14 @@ export class SessionRun implements ToolCallRunner {
     this.ended = SessionStatus.completed;
     if (outcome === SessionOutcome.budgetExhausted) this.carry.answer = { text: `stopped: ${budgetReason ?? 'budget exhausted'}` };
     if (outcome === SessionOutcome.stepLimit) this.carry.answer = { text: `stopped after ${this.carry.step} steps (maxSteps ${this.budget.maxSteps})` };
-    if (outcome === SessionOutcome.turnLimit) this.warn(`a message arrived after the last allowed turn (maxTurns ${this.input.maxTurns}); it was not answered`);
+    if (outcome === SessionOutcome.turnLimit) this.notes.warn(`a message arrived after the last allowed turn (maxTurns ${this.input.maxTurns}); it was not answered`);
     this.publish();
   }
 
   /** Marks the session failed, so the `state` query says why, and returns the failure to throw. */
   fail(message: string, type: string, cause?: Error): ApplicationFailure {
     this.ended = SessionStatus.failed;
-    this.warn(message);
+    this.notes.warn(message);
     this.publish();
     return ApplicationFailure.create({ message, type, nonRetryable: true, cause });
   }
@@ -268,9 +272,15 @@ export class SessionRun implements ToolCallRunner {
   async compactContext(requestedBy: CompactionRequest) {
     const at = this.position();
     const decision = this.compaction.decide(this.transcript.entries, requestedBy, at.step);
-    const outcome = await this.compaction.carryOut(this.transcript.entries, decision, at);
+    const outcome = await this.telemetry.compaction(requestedBy, () => this.compaction.carryOut(this.transcript.entries, decision, at));
     this.transcript.adopt(outcome.ledger);
     return { ...outcome, decision };
+  }
+
+  /** What every model and tool activity of the step is told besides its own input: the session's tools and the step's trace. */
+  activityContext(): { tools?: ToolFilter; trace?: StepTrace } {
+    const trace = this.telemetry.trace;
+    return { ...(this.toolFilter ? { tools: this.toolFilter } : {}), ...(trace ? { trace } : {}) };
   }
 
   private answered(text: string, seq: number): void {
@@ -280,18 +290,7 @@ export class SessionRun implements ToolCallRunner {
 
   /** A warning for the state query, and optionally a notice the model reads after this step's results. */
   private warnAndTell(warning: string, notice?: string): void {
-    this.warn(warning);
+    this.notes.warn(warning);
     if (notice !== undefined) this.pendingNotices.push(notice);
-  }
-
-  private noteToolCall(record: ToolCallRecord): void {
-    this.carry.lastToolCalls.push(record);
-    if (this.carry.lastToolCalls.length > TOOL_CALLS_SHOWN) this.carry.lastToolCalls.shift();
-  }
-
-  private warn(message: string): void {
-    log.warn(message, { sessionId: this.sessionId });
-    this.carry.warnings.push(message);
-    if (this.carry.warnings.length > WARNINGS_KEPT) this.carry.warnings.shift();
   }
 }

@@ -469,7 +469,7 @@ describe('runToolCall and the registry', () => {
 
   test('specs() gives each tool a JSON schema with the right required fields', () => {
     const specs = new Map(registry.specs().map((s) => [s.function.name, s.function]));
-    assert.deepEqual([...specs.keys()], ['read_file', 'write_file', 'list_files', 'run_command', 'read_output', 'search_transcript', 'finish']);
+    assert.deepEqual([...specs.keys()], ['read_file', 'write_file', 'list_files', 'run_command', 'read_output', 'search_transcript', 'delegate', 'finish']);
     const required = (name: string): unknown => specs.get(name)?.parameters['required'];
     assert.deepEqual(required('read_file'), ['path']);
     assert.deepEqual(required('write_file'), ['path', 'content']);
@@ -478,6 +478,7 @@ describe('runToolCall and the registry', () => {
     assert.deepEqual(required('run_command'), ['command']);
     assert.deepEqual(required('finish'), ['answer']);
     assert.deepEqual(required('read_output'), ['seq']);
+    assert.deepEqual(required('delegate'), ['task']);
     const readProps = specs.get('read_file')?.parameters['properties'] as Record<string, { description?: string }>;
     assert.match(readProps['offset']?.description ?? '', /Char offset/);
     assert.equal(specs.get('read_file')?.parameters['$schema'], undefined);

@@ -1,0 +1,42 @@
+/** Inputs and results of the delegation activities, shared (type-only) with the workflow (DESIGN §3 "Delegation"). */
+import type { ToolFilter } from '../session/toolFilter';
+
+/** What a `delegate` call asks for, read from the stored call by `readDelegation`. */
+export interface DelegationRequest {
+  task: string;
+  tools?: string[];
+  maxSteps?: number;
+  maxTotalTokens?: number;
+  maxCostUsd?: number;
+}
+
+export interface ReadDelegationInput {
+  sessionId: string;
+  /** Seq of the assistant message that declared the call. */
+  callSeq: number;
+  toolCallId: string;
+  /** The parent's own tools: a child is given none beyond them. */
+  tools?: ToolFilter;
+}
+
+export type ReadDelegationResult = { ok: true; request: DelegationRequest } | { ok: false; problem: string };
+
+/**
+ * What became of a `delegate` call: refused before a child started, or the child's end. Numbers, ids
+ * and the capped answer only; the whole answer is read from the child's rows.
+ */
+export type DelegationOutcome =
+  | { kind: 'refused'; reason: string }
+  | { kind: 'failed'; childSessionId: string; reason: string }
+  | {
+      kind: 'ended';
+      childSessionId: string;
+      outcome: string;
+      answerSeq?: number;
+      answer: string;
+      /** Longest answer the parent's context takes whole (`delegation.answerCapChars`). */
+      answerCapChars: number;
+      steps: number;
+      totalTokens: number;
+      costUsd: number;
+    };
