@@ -5,7 +5,17 @@
  * files. Children run in the step's cancellable scope, so cancelling or interrupting the parent
  * reaches them; a child that fails is an error result for the parent, not the parent's failure.
  */
-import { CancellationScope, ChildWorkflowFailure, executeChild, isCancellation, ParentClosePolicy, workflowInfo } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  CancelledFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  ParentClosePolicy,
+  TerminatedFailure,
+  TimeoutFailure,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { DelegationOutcome, DelegationRequest } from '../activities/delegationTypes';
 import { carveChildBudget, childSessionId, delegationRefusal, sumSpend, NO_SPEND, type CallSpend, type ChildLimits } from '../policy';
 import { REPLACE_CLOSED_MEMO } from '../session/definitions';
@@ -119,7 +129,7 @@ export class Delegations {
       }
       if (!(error instanceof ChildWorkflowFailure)) throw error;
       record.status = isCancellation(error) ? SessionStatus.cancelled : SessionStatus.failed;
-      return { kind: 'failed', childSessionId: childId, reason: error.cause?.message ?? error.message };
+      return { kind: 'failed', childSessionId: childId, reason: failureReason(error) };
     } finally {
       this.hold(held, -1);
     }
@@ -165,6 +175,15 @@ function childInput(input: SessionInput, request: DelegationRequest, limits: Chi
     approvalTimeoutSeconds: 0,
     delegatedBy,
   };
+}
+
+/** Why a child ended without an answer, in words the model can act on. */
+function failureReason(error: ChildWorkflowFailure): string {
+  const cause = error.cause;
+  if (cause instanceof TerminatedFailure) return 'it was terminated (by an operator or by Temporal)';
+  if (cause instanceof CancelledFailure) return 'it was cancelled by an operator';
+  if (cause instanceof TimeoutFailure) return 'it timed out';
+  return cause?.message || error.message;
 }
 
 /** A child's whole spend as one ledger: its own calls, its summaries and its children's. */

@@ -164,6 +164,22 @@ describe('delegate', () => {
     });
   });
 
+  it('a child that fails or is cancelled on its own is an error result, and the parent goes on', { timeout: 2 * MINUTE }, async () => {
+    await stack.withWorker({ latencyMs: 300 }, async () => {
+      const parentId = 'deleg-fail';
+      await stack.sessions.start({ task: delegatingTask('doomed', ['A', 'B'], 200), model: 'agentd-sim' }, { sessionId: parentId });
+      const [first, second] = await childrenOf(stack, parentId, 2, 'running');
+      await stack.client.workflow.getHandle(first!).terminate('an operator pulled the plug');
+      await stack.sessions.handle(second!).cancel();
+      const parent: SessionResult = await stack.sessions.result(parentId);
+      assert.equal(parent.outcome, 'finished', 'the parent finished its own turn');
+      const results = (await stack.store.list(parentId)).filter((row) => row.message.role === 'tool').map((row) => messageText(row.message));
+      assert.ok(results.includes(`error: child session ${first} failed: it was terminated (by an operator or by Temporal)`), results.join('\n'));
+      assert.ok(results.includes(`error: child session ${second} failed: it was cancelled by an operator`), results.join('\n'));
+      assert.deepEqual(parent.finalState!.delegation!.children.map((child) => child.status), ['failed', 'cancelled']);
+    });
+  });
+
   it('cancelling the parent cancels all three children', { timeout: 2 * MINUTE }, async () => {
     await stack.withWorker({ latencyMs: 500 }, async () => {
       const parentId = 'deleg-cancel';
