@@ -71,13 +71,17 @@ export class Delegations {
     // Carved in the order the reads come back, each an equal share of what is left among the calls not carved yet and the parent.
     const shares = Math.max(this.waiting, 1);
     this.waiting -= 1;
-    const carved = read.ok ? carveChildBudget(this.room(step), read.request, shares, this.input.delegation.childMaxSteps) : undefined;
-    if (!read.ok || carved?.kind !== 'granted') {
-      this.startedThisStep -= 1;
-      this.carried.started -= 1;
-      return { kind: 'refused', reason: read.ok ? (carved as { reason: string }).reason : read.problem };
-    }
+    if (!read.ok) return this.refusedAfterAll(read.problem);
+    const carved = carveChildBudget(this.room(step), read.request, shares, this.input.delegation.childMaxSteps);
+    if (carved.kind === 'refused') return this.refusedAfterAll(carved.reason);
     return this.runChild(childSessionId(this.sessionId, seq), read.request, carved.limits, step);
+  }
+
+  /** A call counted as starting a child that did not: its place is given back. */
+  private refusedAfterAll(reason: string): DelegationOutcome {
+    this.startedThisStep -= 1;
+    this.carried.started -= 1;
+    return { kind: 'refused', reason };
   }
 
   report(): DelegationReport | undefined {
