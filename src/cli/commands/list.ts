@@ -21,11 +21,11 @@ index may lag a session by a moment. A dash means the session never set the figu
 an older agentd). Needs the attributes registered (agentd search-attributes). A child session
 (started by a parent's delegate call) is listed under its parent, marked └.
 
-  --status S  only sessions in status S: ${LISTED_STATUSES.join(', ')}
-  --model M   only sessions of model M
-  --parent ID only the children session ID started
-  --limit N   at most N sessions (default 50)
-  --json      one JSON array of session summaries
+  --status S   only sessions in status S: ${LISTED_STATUSES.join(', ')}
+  --model M    only sessions of model M
+  --parent ID  only the children session ID started
+  --limit N    at most N sessions (default 50)
+  --json       one JSON array of session summaries
 ${CONNECTION_HELP}`,
   async run(argv) {
     const { values } = parse(argv, {
