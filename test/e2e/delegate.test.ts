@@ -66,6 +66,7 @@ describe('delegate', () => {
       const wall = Math.max(...spans.map((span) => span.close)) - Math.min(...spans.map((span) => span.start));
       const serial = spans.reduce((sum, span) => sum + span.close - span.start, 0);
       assert.ok(wall < 0.6 * serial, `children took ${wall} ms together, ${serial} ms one after another`);
+      console.log(`delegate: three children ran side by side in ${wall} ms; one after another they would take ${serial} ms (${(wall / serial).toFixed(2)}×)`);
 
       // The parent's context grew by the answers only: no child's tool output is in its transcript.
       const parentText = (await stack.store.list(parentId)).map((row) => messageText(row.message)).join('\n');
