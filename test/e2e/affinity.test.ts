@@ -91,6 +91,15 @@ describe('worker affinity for workspaces', () => {
     }).length;
   }
 
+  /** The newest events of the session's history, by type, for a failure message. */
+  async function lastEvents(sessionId: string): Promise<string> {
+    const { events } = await stack.client.workflow.getHandle(sessionId).fetchHistory();
+    return (events ?? [])
+      .slice(-12)
+      .map((event) => `${temporal.api.enums.v1.EventType[event.eventType ?? 0]?.replace('EVENT_TYPE_', '')}`)
+      .join(', ');
+  }
+
   /** A worker process serving `host`'s queue with its workspaces under `root`. */
   function startHostWorker(host: string, root: string): WorkerProcess {
     return startWorkerProcess({
@@ -197,17 +206,24 @@ describe('worker affinity for workspaces', () => {
     const first = startLone();
     let second: WorkerProcess | undefined;
     try {
+      // A command line no other test or run could have: the kill must wait for this session's own command.
+      const command = `sleep 120; echo lone-${process.pid}-${Date.now()}`;
       const handle = await stack.sessions.start({
-        task: `outlive my worker [sim steps=6]\n[sim call write_file {"path":"kept.txt","content":"still here"}]\n[sim call run_command {"command":"sleep 120"}]`,
+        task: `outlive my worker [sim steps=6]\n[sim call write_file {"path":"kept.txt","content":"still here"}]\n[sim call run_command ${JSON.stringify({ command })}]`,
         model: 'agentd-sim',
         workspaceFailoverSeconds: 2,
         toolTimeoutSeconds: 300,
       });
-      await eventually(async () => (commandRunning('sleep 120') ? true : undefined), 'the sleep running', 2 * MINUTE);
+      await eventually(async () => (commandRunning(command) ? true : undefined), 'the sleep running', 2 * MINUTE);
       await first.stop('SIGKILL');
       // The running call's heartbeat times out (6 s) and its retry waits 2 s on the host queue; the
       // session then asks for a new workspace, which only this host, once back, can give.
-      await eventually(async () => ((await scheduleToStartTimeouts(handle.workflowId)) >= 1 ? true : undefined), 'the host queue timing out', 2 * MINUTE);
+      await eventually(async () => ((await scheduleToStartTimeouts(handle.workflowId)) >= 1 ? true : undefined), 'the host queue timing out', 2 * MINUTE).catch(
+        async (error: unknown) => {
+          // CI once timed out here and could not say why: the history's last events go with the failure.
+          throw new Error(`${error instanceof Error ? error.message : String(error)}; the session's last events: ${await lastEvents(handle.workflowId)}`);
+        },
+      );
       second = startLone();
       const result = await stack.sessions.result(handle.workflowId);
       assert.equal(result.outcome, 'finished');
