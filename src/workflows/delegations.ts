@@ -17,7 +17,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DelegationOutcome, DelegationRequest } from '../activities/delegationTypes';
-import { carveChildBudget, childSessionId, delegationRefusal, sumSpend, NO_SPEND, type CallSpend, type ChildLimits } from '../policy';
+import { carveChildBudget, childSessionId, delegationRefusal, sumSpend, NO_SPEND, type CallSpend, type ChildLimits, type ParentRoom } from '../policy';
 import { REPLACE_CLOSED_MEMO } from '../session/definitions';
 import { AgentdModel } from '../session/searchAttributes';
 import { startSearchAttributes } from '../session/startAttributes';
@@ -140,7 +140,7 @@ export class Delegations {
   }
 
   /** What may still be given: the budget's remainder less what running children hold. */
-  private room(step: number) {
+  private room(step: number): ParentRoom {
     const left = this.budget.remaining(step);
     return {
       maxSteps: this.budget.maxSteps,
