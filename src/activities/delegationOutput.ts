@@ -14,7 +14,11 @@ export async function delegationOutput(deps: Pick<ActivityDeps, 'store' | 'works
   if (outcome.kind === 'refused') return `error: delegate refused: ${outcome.reason}`;
   if (outcome.kind === 'failed') return `error: child session ${outcome.childSessionId} failed: ${outcome.reason}`;
   const answer = await wholeAnswer(deps, outcome);
-  const artifacts = await collectArtifacts(path.resolve(deps.workspaceRoot, outcome.childSessionId), workspace, outcome.childSessionId);
+  // A child that called no tool never made a workspace: it has no files, wherever it ran.
+  const artifacts =
+    outcome.workspaceHost === undefined
+      ? { files: [], unlisted: 0 }
+      : await collectArtifacts(path.resolve(deps.workspaceRoot, outcome.childSessionId), workspace, outcome.childSessionId, outcome.workspaceHost);
   const cost = outcome.costUsd > 0 ? `, $${outcome.costUsd.toFixed(4)}` : '';
   return [
     `child session ${outcome.childSessionId} ended (${outcome.outcome}) after ${outcome.steps} step(s), ${outcome.totalTokens} tokens${cost}.`,

@@ -1,14 +1,10 @@
 /** Inputs and results of the delegation activities, shared (type-only) with the workflow (DESIGN §3 "Delegation"). */
+import type { z } from 'zod';
 import type { ToolFilter } from '../session/toolFilter';
+import type { DelegateInput } from '../tools/builtin/delegate';
 
 /** What a `delegate` call asks for, read from the stored call by `readDelegation`. */
-export interface DelegationRequest {
-  task: string;
-  tools?: string[];
-  maxSteps?: number;
-  maxTotalTokens?: number;
-  maxCostUsd?: number;
-}
+export type DelegationRequest = z.output<typeof DelegateInput>;
 
 export interface ReadDelegationInput {
   sessionId: string;
@@ -39,4 +35,6 @@ export type DelegationOutcome =
       steps: number;
       totalTokens: number;
       costUsd: number;
+      /** The host whose disk holds the child's workspace; absent when it made none (it called no tool). */
+      workspaceHost?: string;
     };

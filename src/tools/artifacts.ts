@@ -27,12 +27,12 @@ export interface Artifacts {
 }
 
 /**
- * Lists `childWorkspace` and copies it to `<parentWorkspace>/delegates/<childId>`. A child whose
- * workspace is not on this host (another worker's disk) is reported so, with no files.
+ * Lists `childWorkspace` and copies it to `<parentWorkspace>/delegates/<childId>`. A workspace that is
+ * not on this host (`host` named it, but it is on another worker's disk) is reported so, with no files.
  */
-export async function collectArtifacts(childWorkspace: string, parentWorkspace: string, childId: string): Promise<Artifacts> {
+export async function collectArtifacts(childWorkspace: string, parentWorkspace: string, childId: string, host: string): Promise<Artifacts> {
   const found = await filesUnder(childWorkspace);
-  if (found === undefined) return { files: [], unlisted: 0, notCopied: 'its workspace is not on this host' };
+  if (found === undefined) return { files: [], unlisted: 0, notCopied: `its workspace is on host ${host}, not on this worker's` };
   const listed = found.slice(0, ARTIFACTS_LISTED);
   const unlisted = found.length - listed.length;
   if (found.length === 0) return { files: [], unlisted };

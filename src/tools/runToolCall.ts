@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { capOutput } from './capOutput';
 import type { ToolRegistry } from './registry';
-import { keptOutputChars, type ToolContext, ToolInputError, type ToolOutcome } from './tool';
+import { keptOutputChars, type Tool, type ToolContext, ToolInputError, type ToolOutcome } from './tool';
 
 /**
  * Mistakes the model can fix (unknown tool, bad JSON, wrong arguments, ToolInputError) come back as an
@@ -30,23 +30,35 @@ async function runUncapped(
     return errorOutcome(`unknown tool ${JSON.stringify(name)}; available tools: ${registry.names().join(', ')}`);
   }
 
+  const parsed = parseToolArguments(tool, argumentsJson);
+  if (!parsed.ok) return errorOutcome(parsed.problem);
+
+  try {
+    return await tool.run(parsed.args, ctx);
+  } catch (err) {
+    if (err instanceof ToolInputError) return errorOutcome(err.message);
+    throw err;
+  }
+}
+
+/**
+ * A call's arguments as `tool` takes them, or what is wrong with them in words the model can act on:
+ * for every tool, and for `delegate`, whose call the workflow runs.
+ */
+export function parseToolArguments<Input extends z.ZodType>(
+  tool: Tool<Input>,
+  argumentsJson: string,
+): { ok: true; args: z.infer<Input> } | { ok: false; problem: string } {
   let raw: unknown;
   try {
     // Models send "" for a call without arguments.
     raw = argumentsJson.trim() === '' ? {} : JSON.parse(argumentsJson);
   } catch (err) {
-    return errorOutcome(`invalid JSON arguments for ${tool.name}: ${err instanceof Error ? err.message : String(err)}`);
+    return { ok: false, problem: `invalid JSON arguments for ${tool.name}: ${err instanceof Error ? err.message : String(err)}` };
   }
-
   const parsed = tool.input.safeParse(raw);
-  if (!parsed.success) return errorOutcome(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}`);
-
-  try {
-    return await tool.run(parsed.data, ctx);
-  } catch (err) {
-    if (err instanceof ToolInputError) return errorOutcome(err.message);
-    throw err;
-  }
+  if (!parsed.success) return { ok: false, problem: `invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}` };
+  return { ok: true, args: parsed.data };
 }
 
 function errorOutcome(message: string): ToolOutcome {

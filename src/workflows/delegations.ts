@@ -124,6 +124,7 @@ export class Delegations {
         steps: result.steps,
         totalTokens: tokensOf(spend),
         costUsd: spend.costUsd,
+        ...(result.finalState?.workspace ? { workspaceHost: result.finalState.workspace.hostId } : {}),
       };
     } catch (error) {
       // The parent's own cancellation or interrupt goes on up; a child cancelled on its own is its failure.

@@ -17,14 +17,18 @@ export type ScriptedReply = { content: string | null; tool_calls?: Array<{ id: s
 export interface ScriptedEndpoint extends LoopbackHttp {
   /** The messages of each request, in the order they came. */
   readonly requests: SentMessage[][];
+  /** The names of the tools each request offered, in the same order. */
+  readonly offeredTools: string[][];
 }
 
 /** Answers request `index` (0-based) with `replyTo(index, messages)`. */
 export async function serveScriptedReplies(replyTo: (index: number, messages: SentMessage[]) => ScriptedReply): Promise<ScriptedEndpoint> {
   const requests: SentMessage[][] = [];
+  const offeredTools: string[][] = [];
   const http = await serveOnLoopback(async (req, res) => {
-    const body = JSON.parse((await readAll(req)).toString('utf8')) as { messages: SentMessage[] };
+    const body = JSON.parse((await readAll(req)).toString('utf8')) as { messages: SentMessage[]; tools?: Array<{ function: { name: string } }> };
     requests.push(body.messages);
+    offeredTools.push((body.tools ?? []).map((tool) => tool.function.name));
     const message = replyTo(requests.length - 1, body.messages);
     const completion = {
       id: `chatcmpl-scripted-${requests.length}`,
@@ -37,5 +41,5 @@ export async function serveScriptedReplies(replyTo: (index: number, messages: Se
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(completion));
   });
-  return { ...http, requests };
+  return { ...http, requests, offeredTools };
 }

@@ -7,24 +7,22 @@ import { z } from 'zod';
 import { DELEGATE_TOOL } from '../../policy/delegation';
 import type { Tool } from '../tool';
 
-export const DelegateInput = z
-  .object({
-    task: z
-      .string()
-      .trim()
-      .min(1)
-      .describe('The sub-task, complete in itself: the child sees nothing of this conversation, only this text.'),
-    tools: z
-      .array(z.string().min(1))
-      .min(1)
-      .optional()
-      .describe('Names of the tools the child may use; all of yours when left out.'),
-    maxSteps: z.number().int().positive().optional().describe('Most model calls the child may make.'),
-    maxTotalTokens: z.number().int().positive().optional().describe('Most tokens the child may spend; taken from your own budget.'),
-    maxCostUsd: z.number().positive().optional().describe('Most USD the child may spend; taken from your own budget.'),
-  })
-  .strict();
-export type DelegateInput = z.infer<typeof DelegateInput>;
+const ToolNames = z.array(z.string().min(1)).min(1);
+
+/**
+ * Like every tool's, fields the schema does not name are ignored rather than refused; and the tool
+ * names may come as one comma-separated string, as models often write a list.
+ */
+export const DelegateInput = z.object({
+  task: z.string().trim().min(1).describe('The sub-task, complete in itself: the child sees nothing of this conversation, only this text.'),
+  tools: z
+    .union([ToolNames, z.string().transform((names) => names.split(',').map((name) => name.trim()).filter((name) => name !== '')).pipe(ToolNames)])
+    .optional()
+    .describe('Names of the tools the child may use; all of yours when left out.'),
+  maxSteps: z.number().int().positive().optional().describe('Most model calls the child may make.'),
+  maxTotalTokens: z.number().int().positive().optional().describe('Most tokens the child may spend; taken from your own budget.'),
+  maxCostUsd: z.number().positive().optional().describe('Most USD the child may spend; taken from your own budget.'),
+});
 
 export const delegateTool: Tool<typeof DelegateInput> = {
   name: DELEGATE_TOOL,
