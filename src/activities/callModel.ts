@@ -10,17 +10,16 @@ import type { StoredMessage } from '../store/transcriptStore';
 import type { ToolRegistry } from '../tools/registry';
 import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
-import { withHeartbeat } from './heartbeat';
 import { capText } from '../model/capText';
 import { measureOf } from './measure';
 import { writePatiently } from './patientStoreWrite';
 import { toModelFailure } from './modelFailure';
-import { chatSpan } from './spans';
+import { requestChat } from './spans';
 import { usageOf } from './usage';
 import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
 
 export function createCallModel(deps: ActivityDeps) {
-  const { store, model } = deps;
+  const { store } = deps;
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
     const tools = await toolsOf(deps, input.sessionId, input.tools);
     const toolSchemaTokens = toolTokensOf(tools);
@@ -33,23 +32,15 @@ export function createCallModel(deps: ActivityDeps) {
     // A retry with nothing stored: the attempt before may have been answered (and billed) and then
     // lost with its worker. It cannot be told from a retry after an endpoint error, so it is "possibly".
     const possiblyBilledCalls = Context.current().info.attempt > 1 ? 1 : 0;
-    const request = { sessionId: input.sessionId, model: input.model, trace: input.trace, role: 'agent', maxTokens: input.maxOutputTokens } as const;
-    const completion = await chatSpan(deps, request, () =>
-      withHeartbeat((signal) =>
-        model.chat.completions
-          .create(
-            {
-              model: input.model,
-              messages: context.map((row) => row.message),
-              tools: tools.specs(),
-              ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
-            },
-            { signal },
-          )
-          .catch((error: unknown) => {
-            throw toModelFailure(error);
-          }),
-      ),
+    const completion = await requestChat(
+      deps,
+      { sessionId: input.sessionId, trace: input.trace, role: 'agent' },
+      {
+        model: input.model,
+        messages: context.map((row) => row.message),
+        tools: tools.specs(),
+        ...(input.maxOutputTokens ? { max_tokens: input.maxOutputTokens } : {}),
+      },
     );
     const { reply, dropped } = capToolCalls(replyOf(completion), input.maxToolCalls);
     const usage = usageOf(completion);

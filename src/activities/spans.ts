@@ -1,31 +1,47 @@
 /**
- * The spans of the activities (DESIGN §8 "Traces"), under the step span whose ids the workflow
- * handed over; with the GenAI semantic conventions' names and attributes. Without tracing, only the work.
+ * The model request and the tool call as the activities run them, each in its span (DESIGN §8
+ * "Traces") under the step span whose ids the workflow handed over, named and attributed after the
+ * GenAI semantic conventions. Without tracing, only the work.
  */
 import type OpenAI from 'openai';
 import type { StepTrace } from '../telemetry/stepTrace';
 import type { ActivityDeps } from './deps';
+import { withHeartbeat } from './heartbeat';
+import { toModelFailure } from './modelFailure';
 import { usageOf } from './usage';
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
+type CompletionBody = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
 
-/** One request to the model: `chat <model>`, with what it cost once it is answered. */
-export function chatSpan(
-  deps: Pick<ActivityDeps, 'tracing'>,
-  request: { sessionId: string; model: string; trace?: StepTrace | undefined; role: 'agent' | 'summary'; maxTokens?: number | undefined },
-  work: () => Promise<Completion>,
-): Promise<Completion> {
-  if (deps.tracing === undefined) return work();
+/** Who asks the model, besides what the request body says. */
+export interface ChatCaller {
+  sessionId: string;
+  trace?: StepTrace | undefined;
+  role: 'agent' | 'summary';
+}
+
+/**
+ * One request to the model, as every activity sends it: heartbeating while it waits, its failure
+ * typed for the retry policy (`toModelFailure`), and its span, `chat <model>`, with what it cost.
+ */
+export function requestChat(deps: Pick<ActivityDeps, 'model' | 'tracing'>, caller: ChatCaller, body: CompletionBody): Promise<Completion> {
+  const send = () =>
+    withHeartbeat((signal) =>
+      deps.model.chat.completions.create(body, { signal }).catch((error: unknown) => {
+        throw toModelFailure(error);
+      }),
+    );
+  if (deps.tracing === undefined) return send();
   const attributes = {
     'gen_ai.operation.name': 'chat',
     'gen_ai.provider.name': 'openai',
-    'gen_ai.request.model': request.model,
-    'gen_ai.conversation.id': request.sessionId,
-    'agentd.role': request.role,
-    ...(request.maxTokens !== undefined ? { 'gen_ai.request.max_tokens': request.maxTokens } : {}),
+    'gen_ai.request.model': body.model,
+    'gen_ai.conversation.id': caller.sessionId,
+    'agentd.role': caller.role,
+    ...(typeof body.max_tokens === 'number' ? { 'gen_ai.request.max_tokens': body.max_tokens } : {}),
   };
-  return deps.tracing.inSpan(`chat ${request.model}`, request.trace, attributes, async (span) => {
-    const completion = await work();
+  return deps.tracing.inSpan(`chat ${body.model}`, caller.trace, attributes, async (span) => {
+    const completion = await send();
     const usage = usageOf(completion);
     span.setAttributes({
       'gen_ai.response.model': completion.model,

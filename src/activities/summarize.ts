@@ -16,14 +16,12 @@ import { fromSeqRuns } from '../policy/seqRuns';
 import type { StoredMessage } from '../store/transcriptStore';
 import { toolsOf } from './toolsOf';
 import type { ActivityDeps } from './deps';
-import { withHeartbeat } from './heartbeat';
 import { measureOf } from './measure';
 import { storedSummarySpent, type StoredSummaryMeta } from './storedSummarySpent';
-import { toModelFailure } from './modelFailure';
 import { viewOf } from './cutToolResults';
 import { writeSessionMemory } from './storeSessionMemory';
 import { summarizeInstruction } from './summarizePrompt';
-import { chatSpan } from './spans';
+import { requestChat } from './spans';
 import { usageOf } from './usage';
 import {
   ActivityFailureType,
@@ -38,22 +36,14 @@ import {
 const REQUEST_MARGIN_TOKENS = 1024;
 
 export function createSummarize(deps: ActivityDeps) {
-  const { store, model } = deps;
+  const { store } = deps;
 
   async function ask(messages: ChatMessage[], input: SummarizeInput, usage: ModelUsage, toolSpecs: ToolSpec[]): Promise<string> {
-    const request = { sessionId: input.sessionId, model: input.model, trace: input.trace, role: 'summary', maxTokens: input.budgetTokens } as const;
-    const completion = await chatSpan(deps, request, () =>
-      withHeartbeat((signal) =>
-        model.chat.completions
-          .create(
-            // Same tools as the session's own calls, so the cached prefix matches; none may be called.
-            { model: input.model, messages, tools: toolSpecs, tool_choice: 'none', max_tokens: input.budgetTokens },
-            { signal },
-          )
-          .catch((error: unknown) => {
-            throw toModelFailure(error);
-          }),
-      ),
+    const completion = await requestChat(
+      deps,
+      { sessionId: input.sessionId, trace: input.trace, role: 'summary' },
+      // Same tools as the session's own calls, so the cached prefix matches; none may be called.
+      { model: input.model, messages, tools: toolSpecs, tool_choice: 'none', max_tokens: input.budgetTokens },
     );
     const reported = usageOf(completion);
     usage.promptTokens += reported.promptTokens;
