@@ -38,9 +38,10 @@ async function answerLines(workspace: string, outcome: Extract<DelegationOutcome
 
 /** The finish tool keeps its answer in the row's meta; a plain reply is its own text. */
 async function wholeAnswer(deps: Pick<ActivityDeps, 'store'>, outcome: Extract<DelegationOutcome, { kind: 'ended' }>): Promise<string> {
-  if (outcome.answerSeq === undefined) return outcome.answer;
+  if (outcome.answerSeq === undefined) return outcome.answer ?? '';
   const row = await deps.store.get(outcome.childSessionId, outcome.answerSeq);
-  if (row === undefined) return outcome.answer;
+  // The child stored it before it ended; a store that lost it is a fault to retry, not an empty answer.
+  if (row === undefined) throw new Error(`child session ${outcome.childSessionId} has no row ${outcome.answerSeq} for its answer`);
   const finished = row.meta.finished as { answer?: unknown } | undefined;
   return typeof finished?.answer === 'string' ? finished.answer : messageText(row.message);
 }

@@ -18,8 +18,8 @@ export interface ReadDelegationInput {
 export type ReadDelegationResult = { ok: true; request: DelegationRequest } | { ok: false; problem: string };
 
 /**
- * What became of a `delegate` call: refused before a child started, or the child's end. Numbers, ids
- * and the capped answer only; the whole answer is read from the child's rows.
+ * What became of a `delegate` call: refused before a child started, or the child's end. Numbers and
+ * ids; the answer is read from the child's rows, and travels here only when none holds it.
  */
 export type DelegationOutcome =
   | { kind: 'refused'; reason: string }
@@ -28,8 +28,10 @@ export type DelegationOutcome =
       kind: 'ended';
       childSessionId: string;
       outcome: string;
+      /** Where the child's answer is stored; absent when it has none stored (ended by a limit). */
       answerSeq?: number;
-      answer: string;
+      /** The answer itself, only without `answerSeq`: a limit's short account, in no row. */
+      answer?: string;
       /** Longest answer the parent's context takes whole (`delegation.answerCapChars`). */
       answerCapChars: number;
       steps: number;

@@ -77,7 +77,10 @@ export function createRunTool(deps: ActivityDeps) {
       return `error: tool ${call.function.name} is not available: ${unlisted instanceof Error ? unlisted.message : String(unlisted)}`;
     }
     if (input.delegated !== undefined) {
-      const output = await delegationOutput(deps, await ensureWorkspace(workspaceRoot, input.sessionId), input.delegated);
+      const delegated = input.delegated;
+      const workspace = await ensureWorkspace(workspaceRoot, input.sessionId);
+      // Copying a child's files can take longer than a heartbeat timeout.
+      const output = await withHeartbeat(() => delegationOutput(deps, workspace, delegated));
       meta.isError = output.startsWith('error: ');
       return output;
     }

@@ -196,6 +196,19 @@ describe('delegate', () => {
     });
   });
 
+  it('a child stopped by the step limit its call named answers with its limit, and the parent reads it', { timeout: 2 * MINUTE }, async () => {
+    await stack.withWorker({}, async () => {
+      const parentId = 'deleg-limit';
+      const call = JSON.stringify({ task: 'a long survey [sim steps=20]', maxSteps: 2 });
+      await stack.sessions.start({ task: `[sim steps=1] bounded help\n[sim call delegate ${call}]`, model: 'agentd-sim' }, { sessionId: parentId });
+      const parent: SessionResult = await stack.sessions.result(parentId);
+      const [child] = parent.finalState!.delegation!.children;
+      assert.deepEqual([child?.outcome, child?.steps], ['step_limit', 2]);
+      const result = (await stack.store.list(parentId)).find((row) => row.message.role === 'tool' && messageText(row.message).startsWith('child session'));
+      assert.match(messageText(result!.message), /ended \(step_limit\) after 2 step\(s\), .*\nanswer:\nstopped after 2 steps \(maxSteps 2\)\n/);
+    });
+  });
+
   it('a child that fails or is cancelled on its own is an error result, and the parent goes on', { timeout: 2 * MINUTE }, async () => {
     await stack.withWorker({ latencyMs: 300 }, async () => {
       const parentId = 'deleg-fail';
