@@ -50,7 +50,7 @@ function renderDelegation(delegation: DelegationReport): string[] {
   return lines;
 }
 
-export function renderChild(child: ChildSessionReport): string {
+function renderChild(child: ChildSessionReport): string {
   const outcome = child.outcome ? ` (${child.outcome})` : '';
   const spent = child.steps !== undefined ? `, ${child.steps} steps, ${kTokens(child.totalTokens ?? 0)} tokens` : '';
   return `${child.sessionId}  ${child.status}${outcome}  from step ${child.step}${spent}  ${JSON.stringify(child.task)}`;

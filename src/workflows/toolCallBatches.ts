@@ -1,8 +1,8 @@
 /**
  * How one step's tool calls run. Consecutive calls whose tool only reads (`effect: 'read'`) form a
- * batch and run side by side, as do consecutive `delegate` calls; every other call (a `write`, or a tool the session does not have)
- * is a barrier that runs alone, after every earlier call has finished and before any later one
- * starts. So a read never overlaps a write, writes keep their order, and what each call could see
+ * batch and run side by side, as do consecutive `delegate` calls; every other call (a `write`, or a
+ * tool the session does not have) is a barrier that runs alone, after every earlier call has
+ * finished and before any later one starts. So a read never overlaps a write, writes keep their order, and what each call could see
  * of the workspace is what it would have seen one at a time. Results enter the transcript in call
  * order whatever order they finish in, and seqs are handed out in call order before anything runs.
  */

@@ -5,7 +5,7 @@
  * real SQLite store, the simulator over HTTP; one test kills the worker process mid-child.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { agentdOn, eventually, type Stack } from '../../harness/stack';
@@ -81,12 +81,15 @@ describe('delegate', () => {
         const outputs = (await stack.store.list(id)).filter((row) => row.message.role === 'tool' && messageText(row.message).length > 200);
         assert.ok(outputs.length > 0, `${id} had tool output of its own`);
         for (const row of outputs) assert.ok(!parentText.includes(messageText(row.message)), `${id}'s seq ${row.seq} stayed out of the parent`);
-        // Its files were copied where the parent can read them.
+        // Its files were copied where the parent can read them, each as the child left it.
         const own = path.join(stack.workspaceRoot, id);
-        const written = (child.finalState?.lastToolCalls ?? []).filter((call) => call.name === 'write_file').length;
-        assert.ok(written > 0, `${id} wrote files`);
+        const made = readdirSync(own, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+        assert.ok(made.length > 0, `${id} made files`);
         assert.match(parentText, new RegExp(`files \\(copied to delegates/${id.replace(/\./g, '\\.')}/\\)`));
-        assert.ok(existsSync(own));
+        for (const file of made) {
+          const relative = path.relative(own, path.join(file.parentPath, file.name));
+          assert.equal(readFileSync(path.join(stack.workspaceRoot, parentId, 'delegates', id, relative), 'utf8'), readFileSync(path.join(own, relative), 'utf8'), `${id}/${relative} copied`);
+        }
       }
       const delegates = state.spend.delegates!;
       const sum = (pick: (child: SessionResult) => number) => children.reduce((total, child) => total + pick(child), 0);
