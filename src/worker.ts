@@ -50,6 +50,8 @@ export interface AgentWorkerOptions {
   shutdownGraceSeconds?: number;
   /** Workflows kept in the cache between tasks; 0 turns the cache off. @default ENGINE_TUNING.worker.maxCachedWorkflows */
   workflowCacheSize?: number;
+  /** Activities run at once. @default ENGINE_TUNING.worker.maxConcurrentActivityTaskExecutions */
+  maxConcurrentActivities?: number;
 }
 
 export type WorkerActivityDeps = Omit<ActivityDeps, 'commandSandbox'> & Partial<Pick<ActivityDeps, 'commandSandbox'>>;
@@ -62,6 +64,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
   return Worker.create({
     ...ENGINE_TUNING.worker,
     ...(options.workflowCacheSize !== undefined ? { maxCachedWorkflows: options.workflowCacheSize } : {}),
+    ...(options.maxConcurrentActivities !== undefined ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities } : {}),
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? TASK_QUEUE,
@@ -186,6 +189,7 @@ export async function startWorkerFromConfig(
       namespace: config.connection.namespace,
       shutdownGraceSeconds: config.shutdownGraceSeconds,
       workflowCacheSize: config.workflowCacheSize,
+      maxConcurrentActivities: config.maxConcurrentActivities,
       ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
       log,
       ...(dataConverter ? { dataConverter } : {}),
@@ -217,7 +221,7 @@ export async function startWorkerFromConfig(
   log(
     `agentd worker on ${describeConnection(config.connection)}, task queues ${TASK_QUEUE} and ${host.taskQueue}; ` +
       `${describeEncryption(config.encryption)}; store ${describeStore(config.store)}; workspaces ${config.workspaceRoot}; ` +
-      `workflow cache ${config.workflowCacheSize} sessions`,
+      `workflow cache ${config.workflowCacheSize} sessions, ${config.maxConcurrentActivities} activities at once`,
   );
   log(describeSandbox(commandSandbox));
   log(describeOptionalParts(optionalParts(config, commandSandbox)));

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { readEncryptionKeys, type EncryptionKeys } from '../codec/encryptionKeys';
 import { ConfigError } from './configError';
-import { DEFAULT_WORKFLOW_CACHE_SIZE } from './engineTuning';
+import { DEFAULT_MAX_CONCURRENT_ACTIVITIES, DEFAULT_WORKFLOW_CACHE_SIZE } from './engineTuning';
 import { resolveConnectionSettings, type ConnectionSettings } from '../connection/options';
 import { SIMULATOR_MODEL } from '../model/knownModels';
 import { type CommandLimits, DEFAULT_COMMAND_LIMITS } from '../tools/sandbox';
@@ -52,6 +52,11 @@ export interface AgentdConfig {
    */
   workflowCacheSize: number;
   /**
+   * Activities the worker runs at once (`AGENTD_MAX_CONCURRENT_ACTIVITIES`): mostly model calls, one
+   * per stepping session. @default 1000
+   */
+  maxConcurrentActivities: number;
+  /**
    * Where the worker serves Prometheus metrics (`AGENTD_METRICS_ADDRESS`, host:port; `/metrics`):
    * Temporal's own and agentd's. Unset: no metrics endpoint.
    */
@@ -85,6 +90,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): AgentdConfig {
     ...(env.AGENTD_METRICS_ADDRESS ? { metricsAddress: metricsAddressOf(env.AGENTD_METRICS_ADDRESS) } : {}),
     maxUserTextBytes: readMaxUserTextBytes(env.AGENTD_MAX_USER_TEXT_BYTES),
     workflowCacheSize: readWorkflowCacheSize(env.AGENTD_WORKFLOW_CACHE_SIZE),
+    maxConcurrentActivities: positiveInt(env, 'AGENTD_MAX_CONCURRENT_ACTIVITIES', DEFAULT_MAX_CONCURRENT_ACTIVITIES),
   };
 }
 

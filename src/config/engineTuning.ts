@@ -10,6 +10,9 @@ import { HEARTBEAT_EVERY_MS } from '../activities/types';
 /** Idle sessions kept in a worker's workflow cache unless AGENTD_WORKFLOW_CACHE_SIZE says otherwise. */
 export const DEFAULT_WORKFLOW_CACHE_SIZE = 50;
 
+/** Activities a worker runs at once unless AGENTD_MAX_CONCURRENT_ACTIVITIES says otherwise. */
+export const DEFAULT_MAX_CONCURRENT_ACTIVITIES = 1000;
+
 export const ENGINE_TUNING = {
   server: {
     dynamicConfig: {
@@ -58,6 +61,14 @@ export const ENGINE_TUNING = {
      * `npm run bench -- --only=overhead` (bench/results/bench-overhead.md).
      */
     maxCachedWorkflows: DEFAULT_WORKFLOW_CACHE_SIZE,
+    /**
+     * Activities in flight at once (AGENTD_MAX_CONCURRENT_ACTIVITIES overrides it). Nearly all of a
+     * worker's activity time is a model call waiting on the network, one per stepping session; the
+     * SDK's default of 100 capped a worker at 100 sessions' model calls, 50 steps a second at a 2 s
+     * model, with its CPU mostly idle. A waiting call costs a socket and a few KB. Measured by
+     * `npm run bench -- --only=scale` (bench/results/bench-scale.md).
+     */
+    maxConcurrentActivityTaskExecutions: DEFAULT_MAX_CONCURRENT_ACTIVITIES,
     /**
      * Stated, not left to the SDK's default: every activity agentd schedules on the worker's own
      * queue may come back eagerly (see the server side above); the table in
