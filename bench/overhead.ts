@@ -9,7 +9,6 @@
  * evicted one (replayed).
  */
 import type { WorkflowHandle } from '@temporalio/client';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_WORKFLOW_CACHE_SIZE } from '../src/config/engineTuning';
 import { startSimulator } from '../src/simulator/server';
@@ -20,6 +19,8 @@ import { createModelClient } from '../src/model/client';
 import { ioFloorActivities } from './floor/activities';
 import { startFixedReplyModel } from './floor/fixedReplyModel';
 import { withFloorWorker } from './floor/floorRun';
+import { inBatches } from './lib/batches';
+import { rssBytes } from './lib/proc';
 import { int, mb, num, ratio, say, table, type BenchBody } from './lib/result';
 import { timelineOf, type Timeline } from './lib/stepTimeline';
 
@@ -33,19 +34,6 @@ const OUTPUT = 'output=1000-1000';
 /** Let the worker's heap settle before RSS is read. */
 const SETTLE_MS = 5_000;
 
-function rssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((entry) => entry.startsWith('VmRSS:'));
-  const kib = line === undefined ? Number.NaN : Number(/(\d+)/.exec(line)?.[1]);
-  if (!Number.isFinite(kib)) throw new Error(`no VmRSS for process ${pid} (Linux /proc is needed for this benchmark)`);
-  return kib * 1024;
-}
-
-async function inBatches<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (let start = 0; start < items.length; start += BATCH) results.push(...(await Promise.all(items.slice(start, start + BATCH).map(work))));
-  return results;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How often the sessions not yet seen waiting are queried again: queries load the worker being measured. */
@@ -58,7 +46,7 @@ async function allWaiting(stack: Stack, handles: readonly WorkflowHandle[]): Pro
   while (pending.length > 0) {
     if (Date.now() > deadline) throw new Error(`${pending.length} of ${handles.length} sessions were still not waiting for a message after ${WAIT_LIMIT_MS / 1000} s`);
     await sleep(POLL_MS);
-    const states = await inBatches(pending, (handle) => stack.sessions.state(handle.workflowId).catch(() => undefined));
+    const states = await inBatches(pending, BATCH, (handle) => stack.sessions.state(handle.workflowId).catch(() => undefined));
     pending = pending.filter((_, index) => states[index]?.status !== SessionStatus.waitingForMessage);
   }
 }
@@ -189,7 +177,7 @@ interface Wakes {
 async function wakeLatencies(stack: Stack, handles: readonly WorkflowHandle[], requestSeen: (tag: string) => Promise<void>): Promise<Wakes> {
   const cachedMs: number[] = [];
   const evictedMs: number[] = [];
-  const touch = (list: readonly WorkflowHandle[]) => inBatches(list, (handle) => stack.sessions.state(handle.workflowId));
+  const touch = (list: readonly WorkflowHandle[]) => inBatches(list, BATCH, (handle) => stack.sessions.state(handle.workflowId));
   const wake = async (handle: WorkflowHandle, tag: string) => {
     const seen = requestSeen(tag);
     const started = performance.now();
@@ -243,6 +231,7 @@ export async function idleRss(stack: Stack, workerEnv: NodeJS.ProcessEnv = {}) {
     handles.push(
       ...(await inBatches(
         Array.from({ length: IDLE }, (_, n) => n),
+        BATCH,
         (n) => stack.sessions.start({ task: `idle session ${n} [sim steps=0]`, model: 'agentd-sim', awaitMessagesSeconds: 86_400 }),
       )),
     );
@@ -255,7 +244,7 @@ export async function idleRss(stack: Stack, workerEnv: NodeJS.ProcessEnv = {}) {
     const wakes = await wakeLatencies(stack, handles, requestSeen);
     return { baseline, loaded, settledSeconds, wakes };
   } finally {
-    await inBatches(handles, (handle) => handle.terminate('benchmark done').catch(() => undefined));
+    await inBatches(handles, BATCH, (handle) => handle.terminate('benchmark done').catch(() => undefined));
     await worker.stop();
     await simulator.stop();
   }

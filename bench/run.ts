@@ -4,7 +4,8 @@
  * baseline in the same run. Prints figures as they come and writes bench/results/bench.{json,md}
  * and context.svg. `--only=history,decide` runs a subset (written to bench-history-decide.{json,md});
  * `--summarizers=prose,lossy` narrows the facts and cost benchmarks' summarizer behaviours;
- * `--cost-turns=2` shortens the cost benchmark's sessions (a smoke run); `--note="…"` adds a sentence
+ * `--cost-turns=2` shortens the cost benchmark's sessions (a smoke run); `--scale-sessions=50` and the other
+ * `--scale-…` options narrow the scale benchmark (bench/scale.ts); `--note="…"` adds a sentence
  * on the run's conditions to the report.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -25,12 +26,15 @@ import { launchBench } from './launch';
 import { int, num, type BenchBody, type BenchResult } from './lib/result';
 import { overheadBench } from './overhead';
 import { parallelReadsBench } from './parallelReads';
+import { scaleBench } from './scale';
 import { tokensBench, type TokensRuns } from './tokens';
 
 const COMMAND = 'npm run bench';
 const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
 
 interface Shared {
+  /** The command line after `--`, for a benchmark's own options. */
+  argv: readonly string[];
   stack?: Stack;
   tokens?: TokensRuns;
 }
@@ -70,6 +74,12 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'launch', title: 'Worker launch to polling: prebuilt workflow bundle against bundling at start', needsStack: true, run: (stack) => launchBench(need(stack)) },
   { id: 'counting', title: 'Token counting: linear in the text, whatever its shape', needsStack: false, run: async () => countingBench() },
   { id: 'delegate', title: 'Delegation: one multi-part job by one session against a parent with children', needsStack: true, run: (stack) => delegateBench(need(stack)) },
+  {
+    id: 'scale',
+    title: 'The fleet at real latency: 50 to 1,000 sessions at a 2 s model, dev server and cluster, against the I/O floor',
+    needsStack: true,
+    run: (stack, shared) => scaleBench(need(stack), shared.argv),
+  },
   { id: 'cost', title: 'Cost of compaction: cached share and cost-weighted input, current policy against the previous one', needsStack: true, run: (stack) => costBench(need(stack)) },
 ];
 
@@ -139,7 +149,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   console.log(`agentd benchmarks: ${benchmarks.map((bench) => bench.id).join(', ')} on ${machine()}`);
   await mkdir(RESULTS_DIR, { recursive: true });
-  const shared: Shared = {};
+  const shared: Shared = { argv };
   const results: BenchResult[] = [];
   try {
     if (benchmarks.some((bench) => bench.needsStack)) {

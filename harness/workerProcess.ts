@@ -12,6 +12,8 @@ export interface WorkerEnv {
   readonly extra?: NodeJS.ProcessEnv;
   /** Called with each line the worker writes to stderr, as it comes (for timing a log line). */
   readonly onStderr?: (line: string) => void;
+  /** Another worker's entry script reading the same variables (a benchmark's floor). @default agentd's worker */
+  readonly script?: string;
 }
 
 export interface WorkerProcess {
@@ -25,7 +27,7 @@ export interface WorkerProcess {
 }
 
 export function startWorkerProcess(env: WorkerEnv): WorkerProcess {
-  const child = spawnNode(entryPoint('worker'), [], {
+  const child = spawnNode(env.script ?? entryPoint('worker'), [], {
     TEMPORAL_ADDRESS: env.temporalAddress,
     AGENTD_STORE: env.storeFile,
     AGENTD_WORKSPACES: env.workspaceRoot,

@@ -13,6 +13,7 @@
 #
 #   usage: eval "$(scripts/temporal-cluster.sh start)"   prints AGENTD_TEST_CLUSTER_ADDRESS and _STORE
 #          scripts/temporal-cluster.sh stop | restart | build | status
+#          scripts/temporal-cluster.sh pids     the server's pid and its PostgreSQL's (for /proc readings)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -135,5 +136,11 @@ case "${1:-start}" in
   restart) stop; start ;;
   build) build; echo "$cache/bin/temporal-server" ;;
   status) if pid=$(running_pid); then say "running (pid $pid) on 127.0.0.1:$port"; else say "not running"; exit 1; fi ;;
-  *) echo "usage: $0 start|stop|restart|build|status" >&2; exit 2 ;;
+  pids)
+    pid=$(running_pid) || { say "not running"; exit 1; }
+    pg_dir=${AGENTD_TEST_POSTGRES_DIR:-${TMPDIR:-/tmp}/agentd-test-postgres-${AGENTD_TEST_POSTGRES_PORT:-54329}}
+    echo "server $pid"
+    echo "postgres $(head -1 "$pg_dir/postmaster.pid")"
+    ;;
+  *) echo "usage: $0 start|stop|restart|build|status|pids" >&2; exit 2 ;;
 esac

@@ -24,7 +24,8 @@ export function ioFloorActivities(store: TranscriptStore, model: OpenAI): FloorA
   const sessionId = () => `io-floor-${Context.current().info.workflowExecution?.workflowId ?? 'standalone'}`;
   return {
     async floorModel(step) {
-      const completion = await model.chat.completions.create({ model: 'fixed-reply', messages: [{ role: 'user', content: `step ${step}` }] });
+      // The workflow id in the prompt lets the scale benchmark tell one floor session's steps from another's.
+      const completion = await model.chat.completions.create({ model: 'fixed-reply', messages: [{ role: 'user', content: `${sessionId()} step ${step}` }] });
       await store.put(sessionId(), 2 * step, { role: 'assistant', content: completion.choices[0]?.message.content ?? '' });
       return step;
     },

@@ -1,7 +1,7 @@
 /**
- * An OpenAI-compatible endpoint that answers every chat completion with the same short reply at
- * once: no parsing beyond reading the body, no tokenizer, no script. The cheapest model a step can
- * call over HTTP, for the I/O floor.
+ * An OpenAI-compatible endpoint that answers every chat completion with the same short reply, at
+ * once or after a fixed latency: no parsing beyond reading the body, no tokenizer, no script. The
+ * cheapest model a step can call over HTTP, for the I/O floor.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,12 +20,31 @@ export interface FixedReplyModel {
   stop(): Promise<void>;
 }
 
-export async function startFixedReplyModel(): Promise<FixedReplyModel> {
+export interface FixedReplyOptions {
+  /** Added before every answer, as the simulator's `latencyMs` is. @default 0 */
+  readonly latencyMs?: number;
+  /** Sees each request's raw body just before its answer goes out. */
+  readonly onAnswer?: (body: string) => void;
+}
+
+export async function startFixedReplyModel(options: FixedReplyOptions = {}): Promise<FixedReplyModel> {
+  const latencyMs = options.latencyMs ?? 0;
+  const pending = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REPLY) });
-      res.end(REPLY);
+      const answer = () => {
+        options.onAnswer?.(Buffer.concat(chunks).toString());
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(REPLY) });
+        res.end(REPLY);
+      };
+      if (latencyMs === 0) return answer();
+      const timer = setTimeout(() => {
+        pending.delete(timer);
+        answer();
+      }, latencyMs);
+      pending.add(timer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,6 +52,7 @@ export async function startFixedReplyModel(): Promise<FixedReplyModel> {
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     async stop() {
+      for (const timer of pending) clearTimeout(timer);
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },

@@ -1,4 +1,5 @@
 /** The simulator's HTTP server: an OpenAI-compatible chat completions endpoint on 127.0.0.1. */
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -64,6 +65,8 @@ export async function startSimulator(options?: SimulatorOptions): Promise<Runnin
   // Separate from stats so resetting stats does not shift which requests the fault plan hits.
   let requestIndex = 0;
   const stopping = new AbortController();
+  // Every request waiting out its latency listens for the stop: a thousand sessions mean a thousand listeners, not a leak.
+  setMaxListeners(0, stopping.signal);
 
   async function chatCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const index = requestIndex;

@@ -1,17 +1,19 @@
 /**
  * The engine tuning takes effect where that can be seen without a stopwatch: the dev server is
  * started with every server setting (its command line, its SQLite file in WAL mode), the worker
- * with every worker setting and the configured cache size; and the overhead bench's harness runs
- * the bare floor and agentd side by side on a real stack.
+ * with every worker setting and the configured cache size; and the overhead and scale benches'
+ * harnesses run the floors and agentd side by side on a real stack.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { compareWithFloor } from '../../bench/overhead';
+import { runCell, type Contender } from '../../bench/scale/cell';
+import { devServerOf } from '../../bench/scale/servers';
 import { readConfig } from '../../src/config/config';
 import { ConfigError } from '../../src/config/configError';
-import { DEFAULT_WORKFLOW_CACHE_SIZE, ENGINE_TUNING } from '../../src/config/engineTuning';
+import { DEFAULT_MAX_CONCURRENT_ACTIVITIES, DEFAULT_WORKFLOW_CACHE_SIZE, ENGINE_TUNING } from '../../src/config/engineTuning';
 import { createModelClient } from '../../src/model/client';
 import { createBuiltinRegistry } from '../../src/tools/registry';
 import { createAgentWorker } from '../../src/worker';
@@ -20,6 +22,12 @@ import { suiteStack } from '../helpers/suiteStack';
 /** The arguments a running process was started with, from /proc (Linux). */
 function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+}
+
+/** The SDK turns a worker's activity limit into a fixed-size slot supplier. */
+function activitySlots(worker: Worker): number | undefined {
+  const supplier = worker.options.tuner.activityTaskSlotSupplier;
+  return supplier.type === 'fixed-size' ? supplier.numSlots : undefined;
 }
 
 describe('engine tuning on a real stack', () => {
@@ -40,7 +48,7 @@ describe('engine tuning on a real stack', () => {
     assert.ok(existsSync(`${server.dbFile}-wal`), `${server.dbFile}-wal exists`);
   });
 
-  test('createAgentWorker applies the worker settings and the cache size it is given', async () => {
+  test('createAgentWorker applies the worker settings and the cache size and activity slots it is given', async () => {
     const connection = await NativeConnection.connect({ address: stack.temporal.address });
     try {
       const deps = { store: stack.store, tools: createBuiltinRegistry(), workspaceRoot: stack.workspaceRoot, model: createModelClient({ baseURL: 'http://127.0.0.1:9' }) };
@@ -48,11 +56,15 @@ describe('engine tuning on a real stack', () => {
       const tuned = await createAgentWorker({ connection, workflowBundle: stack.bundle, deps });
       await tuned.runUntil(async () => {
         assert.equal(tuned.options.maxCachedWorkflows, DEFAULT_WORKFLOW_CACHE_SIZE);
+        assert.equal(activitySlots(tuned), DEFAULT_MAX_CONCURRENT_ACTIVITIES);
         assert.equal(tuned.options.maxEagerActivityReservationsPerWorkflowTask, ENGINE_TUNING.worker.maxEagerActivityReservationsPerWorkflowTask);
         assert.equal(tuned.options.reuseV8Context, ENGINE_TUNING.worker.reuseV8Context);
       });
-      const small = await createAgentWorker({ connection, workflowBundle: stack.bundle, deps, workflowCacheSize: 7 });
-      await small.runUntil(async () => assert.equal(small.options.maxCachedWorkflows, 7));
+      const small = await createAgentWorker({ connection, workflowBundle: stack.bundle, deps, workflowCacheSize: 7, maxConcurrentActivities: 30 });
+      await small.runUntil(async () => {
+        assert.equal(small.options.maxCachedWorkflows, 7);
+        assert.equal(activitySlots(small), 30);
+      });
     } finally {
       await connection.close();
     }
@@ -75,6 +87,32 @@ describe('engine tuning on a real stack', () => {
     assert.equal(ioRows.reduce((sum, session) => sum + session.messages, 0), 2 * (2 + 3 + 6));
     for (const type of ['callModel', 'runTool']) assert.ok(type in agentd.activityRunMs, `agentd ran ${type}`);
     assert.ok(agentd.workflowTasks > agentd.steps && floor.workflowTasks > floor.steps);
+  });
+  test('the scale harness counts steps and CPU of worker processes on both contenders, and leaves nothing running', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    const server = devServerOf(stack);
+    const latencyMs = 300;
+    const windowSeconds = 3;
+    for (const contender of ['ioFloor', 'agentd'] satisfies Contender[]) {
+      const cell = await runCell({ server, contender, workers: 1, sessions: 3, latencyMs, windowSeconds }, () => {});
+      assert.equal(cell.sessionsStepping, 3, `${contender}: every session was answered before the window`);
+      // No session can step faster than the model answers; each steps a few times in the window.
+      assert.ok(cell.steps >= 3 && cell.steps <= (3 * windowSeconds * 1000) / latencyMs + 3, `${contender}: ${cell.steps} steps in ${cell.seconds} s`);
+      assert.ok(cell.beyondModelMs.samples > 0 && cell.beyondModelMs.p50 >= 0, `${contender}: steps timed beyond the model`);
+      assert.ok(cell.cpuMs.workers > 0 && cell.cpuMs.server > 0, `${contender}: CPU read from /proc: ${JSON.stringify(cell.cpuMs)}`);
+      assert.ok(cell.workerRssBytes.before > 0 && cell.workerRssBytes.after > 0);
+    }
+    const running = await stack.client.workflow.count(`ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH 'scale-'`);
+    assert.equal(running.count, 0, 'every session of both cells was terminated');
+  });
+});
+
+describe('AGENTD_MAX_CONCURRENT_ACTIVITIES', () => {
+  test('defaults, takes a positive whole number, refuses the rest naming the variable', () => {
+    assert.equal(readConfig({}).maxConcurrentActivities, DEFAULT_MAX_CONCURRENT_ACTIVITIES);
+    assert.equal(readConfig({ AGENTD_MAX_CONCURRENT_ACTIVITIES: '250' }).maxConcurrentActivities, 250);
+    for (const bad of ['0', '-3', '2.5', 'many']) {
+      assert.throws(() => readConfig({ AGENTD_MAX_CONCURRENT_ACTIVITIES: bad }), (error: unknown) => error instanceof ConfigError && /AGENTD_MAX_CONCURRENT_ACTIVITIES/.test(error.message), bad);
+    }
   });
 });
 

@@ -1,0 +1,190 @@
+/**
+ * One cell of the scale benchmark: `sessions` sessions of one contender (agentd, or the I/O floor's
+ * workflow) stepping at once on one server, against a model that takes `latencyMs` to answer, with
+ * `workers` worker processes. After every session has been answered once, a window of
+ * `windowSeconds` counts the steps, the CPU each process spent (from /proc), and the time of each
+ * step beyond the model's own; then every session is terminated and the workers killed.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startSimulator } from '../../src/simulator/server';
+import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
+import { startFixedReplyModel } from '../floor/fixedReplyModel';
+import { inBatches } from '../lib/batches';
+import { cpuReading, cpuSpent, rssBytes } from '../lib/proc';
+import type { ScaleServer } from './servers';
+import { percentile, StepClock } from './stepClock';
+
+export type Contender = 'agentd' | 'ioFloor';
+
+export interface CellSpec {
+  readonly server: ScaleServer;
+  readonly contender: Contender;
+  readonly workers: number;
+  readonly sessions: number;
+  readonly latencyMs: number;
+  readonly windowSeconds: number;
+}
+
+export interface CellResult {
+  readonly server: string;
+  readonly contender: Contender;
+  readonly workers: number;
+  readonly sessions: number;
+  /** Sessions answered at least once before the window opened. */
+  readonly sessionsStepping: number;
+  readonly steps: number;
+  readonly seconds: number;
+  readonly stepsPerSecond: number;
+  /** sessions ÷ model latency: every session always waiting on the model. */
+  readonly idealStepsPerSecond: number;
+  /** CPU ms spent in the window: all worker processes, the Temporal server, its database, this process (the model and the client). */
+  readonly cpuMs: { readonly workers: number; readonly server: number; readonly database: number; readonly bench: number };
+  readonly workerRssBytes: { readonly before: number; readonly after: number };
+  /** A step's time beyond the model's latency, ms, over every step that began and ended in the window. */
+  readonly beyondModelMs: { readonly p50: number; readonly p99: number; readonly samples: number };
+}
+
+/** Started in this many at a time: enough to start 1,000 sessions in seconds, few enough for the dev server. */
+const START_BATCH = 50;
+/** Longest wait for every session to be answered once; an overloaded cell opens its window anyway and says how many were. */
+const SETTLE_LIMIT_MS = 240_000;
+/** Longest wait for a worker process to say it polls. */
+const READY_LIMIT_MS = 120_000;
+const FLOOR_TASK_QUEUE = 'agentd-bench-scale-floor';
+const STEPS_WITHOUT_END = 100_000;
+/** agentd's worker says this once it polls; the floor's worker says `polling`. */
+const READY_LINE = /^(agentd worker on |polling$)/;
+
+let cells = 0;
+
+/** The model both contenders call: the simulator for agentd, the fixed reply for the floor, each telling the clock whose step ended. */
+async function startModel(contender: Contender, latencyMs: number, clock: StepClock) {
+  if (contender === 'ioFloor') {
+    return startFixedReplyModel({
+      latencyMs,
+      onAnswer: (body) => {
+        const session = /io-floor-(scale-[\w-]+) step/.exec(body)?.[1];
+        if (session !== undefined) clock.answered(session);
+      },
+    });
+  }
+  return startSimulator({
+    latencyMs,
+    observe: (request) => {
+      if (request.summarizing) return;
+      const task = request.messages.find((message) => message.role === 'user');
+      const session = typeof task?.content === 'string' ? /scale-[\w-]+/.exec(task.content)?.[0] : undefined;
+      if (session !== undefined) clock.answered(session);
+    },
+  });
+}
+
+function startWorker(spec: CellSpec, modelBaseURL: string, workspaceRoot: string): Promise<WorkerProcess> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`a ${spec.contender} worker did not start polling within ${READY_LIMIT_MS / 1000} s`)), READY_LIMIT_MS);
+    const worker = startWorkerProcess({
+      temporalAddress: spec.server.address,
+      storeFile: spec.server.store,
+      workspaceRoot,
+      modelBaseURL,
+      ...(spec.contender === 'ioFloor' ? { script: require.resolve('../floor/floorWorker') } : {}),
+      extra: {
+        // Every stepping session stays cached: a worker that replays each session at every step measures its cache, not its cost.
+        AGENTD_WORKFLOW_CACHE_SIZE: String(Math.max(spec.sessions, 2)),
+        AGENTD_FLOOR_TASK_QUEUE: FLOOR_TASK_QUEUE,
+        AGENTD_LOG_LEVEL: 'ERROR',
+      },
+      onStderr: (line) => {
+        if (!READY_LINE.test(line)) return;
+        clearTimeout(timer);
+        resolve(worker);
+      },
+    });
+    void worker.done.then((exit) => {
+      clearTimeout(timer);
+      reject(new Error(`a ${spec.contender} worker exited with code ${exit.code} before it polled: ${exit.stderr.slice(-2000)}`));
+    });
+  });
+}
+
+function startSession(spec: CellSpec, id: string): Promise<string> {
+  if (spec.contender === 'ioFloor') {
+    return spec.server.client.workflow
+      .start('floorSession', { taskQueue: FLOOR_TASK_QUEUE, workflowId: id, args: [STEPS_WITHOUT_END] })
+      .then((handle) => handle.workflowId);
+  }
+  return spec.server.sessions
+    .start({ task: `${id} [sim steps=${STEPS_WITHOUT_END} commands=off output=200-200]`, model: 'agentd-sim', maxSteps: STEPS_WITHOUT_END })
+    .then((handle) => handle.workflowId);
+}
+
+async function untilAllStepping(clock: StepClock, sessions: number): Promise<void> {
+  const deadline = Date.now() + SETTLE_LIMIT_MS;
+  while (clock.sessionsSeen < sessions && Date.now() < deadline) await sleep(250);
+}
+
+export async function runCell(spec: CellSpec, log: (line: string) => void): Promise<CellResult> {
+  const clock = new StepClock();
+  const model = await startModel(spec.contender, spec.latencyMs, clock);
+  const cell = ++cells;
+  const workspaceRoot = await mkdtemp(join(tmpdir(), 'agentd-bench-scale-'));
+  const workers: WorkerProcess[] = [];
+  const workflowIds: string[] = [];
+  try {
+    workers.push(...(await Promise.all(Array.from({ length: spec.workers }, () => startWorker(spec, model.baseURL, workspaceRoot)))));
+    const workerPids = workers.map((worker) => worker.pid);
+    const rssOfWorkers = () => workerPids.reduce((sum, pid) => sum + rssBytes(pid), 0);
+    const rssBefore = rssOfWorkers();
+    const ids = Array.from({ length: spec.sessions }, (_, n) => `scale-${process.pid}-${cell}-${n}`);
+    workflowIds.push(...(await inBatches(ids, START_BATCH, (id) => startSession(spec, id))));
+    await untilAllStepping(clock, spec.sessions);
+    const sessionsStepping = clock.sessionsSeen;
+    // Two more model calls each, so every session is past its first (costlier) step before the window.
+    await sleep(2 * spec.latencyMs);
+
+    const processes = () => [...workerPids, spec.server.serverPid, ...spec.server.databasePids()];
+    const before = { cpu: cpuReading(processes()), bench: process.cpuUsage() };
+    clock.startWindow();
+    await sleep(spec.windowSeconds * 1000);
+    const counted = clock.endWindow();
+    const after = { cpu: cpuReading(processes()), bench: process.cpuUsage(before.bench) };
+    const rssAfter = rssOfWorkers();
+
+    const spentBy = (pids: readonly number[]) => cpuSpent(before.cpu, after.cpu, pids);
+    const beyondModel = counted.stepIntervalsMs.map((ms) => ms - spec.latencyMs);
+    const result: CellResult = {
+      server: spec.server.name,
+      contender: spec.contender,
+      workers: spec.workers,
+      sessions: spec.sessions,
+      sessionsStepping,
+      steps: counted.steps,
+      seconds: counted.seconds,
+      stepsPerSecond: counted.steps / counted.seconds,
+      idealStepsPerSecond: spec.sessions / (spec.latencyMs / 1000),
+      cpuMs: {
+        workers: spentBy(workerPids),
+        server: spentBy([spec.server.serverPid]),
+        database: spentBy([...before.cpu.keys()].filter((pid) => !workerPids.includes(pid) && pid !== spec.server.serverPid)),
+        bench: (after.bench.user + after.bench.system) / 1000,
+      },
+      workerRssBytes: { before: rssBefore, after: rssAfter },
+      beyondModelMs: { p50: percentile(beyondModel, 0.5), p99: percentile(beyondModel, 0.99), samples: beyondModel.length },
+    };
+    return result;
+  } finally {
+    const terminated = await inBatches(workflowIds, 100, (id) =>
+      spec.server.client.workflow
+        .getHandle(id)
+        .terminate('scale benchmark cell done')
+        .then(() => 1)
+        .catch(() => 0),
+    );
+    if (terminated.length > 0) log(`    terminated ${terminated.reduce((sum: number, one) => sum + one, 0)} of ${workflowIds.length} sessions`);
+    await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
+    await model.stop();
+  }
+}

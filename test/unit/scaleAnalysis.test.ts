@@ -1,0 +1,84 @@
+/** The scale benchmark's reading of its cells: knees, the bounding process, the larger-host prediction. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { kneesOf, pairsOf, predictHost, profile, workerCpuRatio } from '../../bench/scale/analysis';
+import type { CellResult, Contender } from '../../bench/scale/cell';
+import { percentile, StepClock } from '../../bench/scale/stepClock';
+
+function cell(contender: Contender, sessions: number, stepsPerSecond: number, workerMsPerStep: number): CellResult {
+  const seconds = 10;
+  const steps = stepsPerSecond * seconds;
+  return {
+    server: 'cluster',
+    contender,
+    workers: 1,
+    sessions,
+    sessionsStepping: sessions,
+    steps,
+    seconds,
+    stepsPerSecond,
+    idealStepsPerSecond: sessions / 2,
+    cpuMs: { workers: workerMsPerStep * steps, server: 3 * steps, database: 2 * steps, bench: 1 * steps },
+    workerRssBytes: { before: 100, after: 100 + 1000 * sessions },
+    beyondModelMs: { p50: 50, p99: 200, samples: steps },
+  };
+}
+
+describe('scale analysis', () => {
+  const cells = [
+    cell('agentd', 50, 24, 6),
+    cell('ioFloor', 50, 24.5, 4),
+    cell('agentd', 200, 95, 6),
+    cell('ioFloor', 200, 98, 4),
+    cell('agentd', 1000, 150, 7),
+    cell('ioFloor', 1000, 300, 4),
+  ];
+
+  test('a series passes its knee at the first fleet under 0.9 of the ideal', () => {
+    const agentd = kneesOf(cells).find((knee) => knee.contender === 'agentd');
+    assert.equal(agentd?.lastBelow?.sessions, 200);
+    assert.equal(agentd?.firstPast?.sessions, 1000);
+    const floor = kneesOf(cells).find((knee) => knee.contender === 'ioFloor');
+    assert.equal(floor?.firstPast?.sessions, 1000, '300 of an ideal 500 is past it');
+  });
+
+  test("agentd's worker CPU per step is compared with the floor's of the same cell", () => {
+    assert.deepEqual(pairsOf(cells).map(workerCpuRatio), [1.5, 1.5, 1.75]);
+  });
+
+  test('the profile ranks processes by cores kept busy', () => {
+    // 150 steps/s at 7 ms is 1.05 cores; the server's 3 ms is 0.45.
+    assert.deepEqual(profile(cells[4]!).map((part) => part.process), ['worker', 'Temporal cluster', 'PostgreSQL', 'benchmark (model + client)']);
+    assert.equal(profile(cells[4]!)[0]!.cores, 1.05);
+  });
+
+  test('a larger host is predicted from CPU per step with a quarter kept spare', () => {
+    const host = predictHost(16, cells[0]!, 2000);
+    assert.equal(host.stepsPerSecond, (16 * 1000 * 0.75) / 6);
+    assert.equal(host.sessions, host.stepsPerSecond * 2.05);
+    assert.equal(host.serverCores, (host.stepsPerSecond * 5) / 1000);
+  });
+});
+
+describe('StepClock', () => {
+  test('counts answers inside the window and times steps that began and ended in it', () => {
+    const clock = new StepClock();
+    clock.answered('a', 0);
+    clock.startWindow();
+    const opened = performance.now();
+    clock.answered('a', opened + 2100);
+    clock.answered('b', opened + 2200);
+    clock.answered('a', opened + 4300);
+    const counted = clock.endWindow();
+    assert.equal(clock.sessionsSeen, 2);
+    assert.equal(counted.steps, 3);
+    // a's first step in the window began before it opened: only its second is timed.
+    assert.deepEqual(counted.stepIntervalsMs.map(Math.round), [2200]);
+  });
+
+  test('percentile is the nearest rank', () => {
+    assert.equal(percentile([5, 1, 4, 2, 3], 0.5), 3);
+    assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.99), 10);
+    assert.ok(Number.isNaN(percentile([], 0.5)));
+  });
+});
