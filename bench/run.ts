@@ -26,7 +26,7 @@ import { launchBench } from './launch';
 import { int, num, type BenchBody, type BenchResult } from './lib/result';
 import { overheadBench } from './overhead';
 import { parallelReadsBench } from './parallelReads';
-import { scaleBench } from './scale';
+import { scaleBench, scaleOptions } from './scale';
 import { tokensBench, type TokensRuns } from './tokens';
 
 const COMMAND = 'npm run bench';
@@ -99,6 +99,16 @@ function selected(argv: readonly string[]): readonly Benchmark[] {
   return BENCHMARKS.filter((bench) => ids.includes(bench.id));
 }
 
+/** The scale benchmark's own options, checked before any server starts. */
+function checkScaleOptions(argv: readonly string[], benchmarks: readonly Benchmark[]): void {
+  if (!benchmarks.some((bench) => bench.id === 'scale')) return;
+  try {
+    scaleOptions(argv);
+  } catch (error) {
+    throw error instanceof RangeError ? new UsageError(error.message) : error;
+  }
+}
+
 /** The command as typed, arguments with spaces quoted. */
 function commandLine(argv: readonly string[]): string {
   if (argv.length === 0) return COMMAND;
@@ -145,6 +155,7 @@ function markdown(results: readonly BenchResult[], startedAt: Date, totalMs: num
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const benchmarks = selected(argv);
+  checkScaleOptions(argv, benchmarks);
   const startedAt = new Date();
   const loadBefore = loadavg();
   console.log(`agentd benchmarks: ${benchmarks.map((bench) => bench.id).join(', ')} on ${machine()}`);

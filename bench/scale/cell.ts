@@ -5,7 +5,7 @@
  * `windowSeconds` counts the steps, the CPU each process spent (from /proc), and the time of each
  * step beyond the model's own; then every session is terminated and the workers killed.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -155,7 +155,7 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
 
     const spentBy = (pids: readonly number[]) => cpuSpent(before.cpu, after.cpu, pids);
     const beyondModel = counted.stepIntervalsMs.map((ms) => ms - spec.latencyMs);
-    const result: CellResult = {
+    return {
       server: spec.server.name,
       contender: spec.contender,
       workers: spec.workers,
@@ -174,7 +174,6 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
       workerRssBytes: { before: rssBefore, after: rssAfter },
       beyondModelMs: { p50: percentile(beyondModel, 0.5), p99: percentile(beyondModel, 0.99), samples: beyondModel.length },
     };
-    return result;
   } finally {
     const terminated = await inBatches(workflowIds, 100, (id) =>
       spec.server.client.workflow
@@ -186,5 +185,6 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
     if (terminated.length > 0) log(`    terminated ${terminated.reduce((sum: number, one) => sum + one, 0)} of ${workflowIds.length} sessions`);
     await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
     await model.stop();
+    await rm(workspaceRoot, { recursive: true, force: true });
   }
 }
