@@ -217,6 +217,9 @@ describe('operator view', () => {
       const refused = await agentd('approve', handle.workflowId, '--max-steps', '5');
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /refused: maxSteps: still exhausted/);
+      // The watch polls on its own clock, and a loaded machine once kept its first frame back
+      // until after the approval: the frames this test reads must exist before the budget moves.
+      await eventually(async () => (/PAUSED +max_steps/.test(captured) ? true : undefined), 'the watch to draw the pause');
       const approve = await agentd('approve', handle.workflowId, '--max-steps', '100');
       assert.equal(approve.code, 0, approve.stderr);
       assert.match(approve.stdout, /approved watched-1: maxSteps 100/);
