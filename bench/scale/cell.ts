@@ -145,7 +145,9 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
     // Two more model calls each, so every session is past its first (costlier) step before the window.
     await sleep(2 * spec.latencyMs);
 
-    const processes = () => [...workerPids, spec.server.serverPid, ...spec.server.databasePids()];
+    // A backend that connects during the window has no earlier reading and could not count anyway.
+    const databasePids = spec.server.databasePids();
+    const processes = () => [...workerPids, spec.server.serverPid, ...databasePids];
     const before = { cpu: cpuReading(processes()), bench: process.cpuUsage() };
     clock.startWindow();
     await sleep(spec.windowSeconds * 1000);
@@ -168,7 +170,7 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
       cpuMs: {
         workers: spentBy(workerPids),
         server: spentBy([spec.server.serverPid]),
-        database: spentBy([...before.cpu.keys()].filter((pid) => !workerPids.includes(pid) && pid !== spec.server.serverPid)),
+        database: spentBy(databasePids),
         bench: (after.bench.user + after.bench.system) / 1000,
       },
       workerRssBytes: { before: rssBefore, after: rssAfter },
