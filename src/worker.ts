@@ -70,7 +70,7 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
     taskQueue: options.taskQueue ?? TASK_QUEUE,
     ...workflowCode(options),
     activities: createActivities(withCommandSandbox(options.deps)),
-    sinks: telemetrySinks(options.deps.tracing),
+    sinks: telemetrySinks(Runtime.instance().metricMeter, options.deps.tracing),
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.shutdownGraceSeconds !== undefined ? { shutdownGraceTime: options.shutdownGraceSeconds * 1000 } : {}),

@@ -6,6 +6,7 @@
  */
 import type { Sinks } from '@temporalio/workflow';
 import { fnv1aHex } from '../policy/idHash';
+import type { CallSpend } from '../policy/spend';
 
 export interface StepTrace {
   /** 32 lowercase hex digits. */
@@ -20,7 +21,7 @@ export function stepTraceOf(firstRunId: string, step: number): StepTrace {
   return { traceId: hex(key, 4), spanId: hex(`${key}/step`, 2) };
 }
 
-/** What the workflow's sink reports when a step ends: the step span and the compactions under it. */
+/** What the workflow's sink reports when a step ends: the step span, the compactions under it, and the step's metrics. */
 export interface StepSpanData {
   sessionId: string;
   turn: number;
@@ -33,6 +34,10 @@ export interface StepSpanData {
   toolCalls: number;
   interrupted: boolean;
   compactions: CompactionSpanData[];
+  /** What the step's model call was billed; absent when no reply came (an interrupt). */
+  agentCall?: CallSpend;
+  /** The step's tool calls that got a result. */
+  toolResults: Array<{ tool: string; isError: boolean }>;
 }
 
 export interface CompactionSpanData {

@@ -53,7 +53,7 @@ export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Pro
     if (!carry) await run.open();
     for (;;) {
       while (run.turnOpen) {
-        const stop = await run.approval.pass(run.carry.step);
+        const stop = run.approval.within(run.carry.step) ? undefined : await run.approval.pass(run.carry.step);
         if (stop) return await end(run, stop.outcome, stop.reason);
         await takeStep(run);
         if (run.historyFull) await continueAsNew<typeof agentSession>(input, await run.carryForward());
@@ -85,21 +85,28 @@ export async function agentSession(rawInput: unknown, carry?: EarlierCarry): Pro
  */
 setWorkflowOptions({ failureExceptionTypes: [Error] }, agentSession);
 
-/** One step: decide, compact, call the model, run every tool call it declared, record each result. */
+/**
+ * One step: decide, compact, call the model, run every tool call it declared, record each result.
+ * What has nothing to do is skipped, not awaited: each promise in a workflow costs the SDK a stack
+ * capture, and a fleet pays for every step (DESIGN §8, "A fleet at real model latency").
+ */
 async function takeStep(run: SessionRun): Promise<void> {
   run.beginStep();
-  await run.messages.takeSteering();
-  await run.manual.serveIfRequested();
-  await run.compactContext(CompactionRequest.auto);
+  if (run.messages.steeringWaiting) await run.messages.takeSteering();
+  if (run.manual.requested) await run.manual.serveIfRequested();
+  const decision = run.decideCompaction(CompactionRequest.auto);
+  if (decision.kind !== 'none') await run.compactContext(CompactionRequest.auto, decision);
   const interrupted = await run.interrupt.guard(async () => {
     const reply = await callModelWithinWindow(run);
-    await run.recordReply(reply);
+    const recording = run.recordReply(reply);
+    if (recording) await recording;
     // Every declared call gets its result, even after `finish`: an unanswered call would make an
     // OpenAI-compatible server reject every later request of the session. Reads run side by side.
     await runToolCalls(run, reply.toolCalls, reply.measure.seq);
   });
   if (interrupted) await run.recordInterruption(interrupted);
-  await run.endStep();
+  const ending = run.endStep();
+  if (ending) await ending;
 }
 
 /**

@@ -35,6 +35,11 @@ export class ApprovalGate {
     return this.waiting;
   }
 
+  /** True when no budget guard has tripped at `step`: the session goes on without `pass`. */
+  within(step: number): boolean {
+    return this.budget.check(step).kind === 'within';
+  }
+
   /**
    * Before a model call at `step`: undefined to go on, or the stop to end with. Histories from
    * before the pause existed ended at once.

@@ -29,6 +29,11 @@ export class ManualCompactionQueue {
     return this.last ? { ...this.last } : undefined;
   }
 
+  /** A request (signal or update) is queued and not served yet. */
+  get requested(): boolean {
+    return this.carried.manualRequested;
+  }
+
   /** A `compactNow` caller is waiting for its answer. */
   get callerWaiting(): boolean {
     return this.tickets > this.served;
@@ -50,7 +55,7 @@ export class ManualCompactionQueue {
 
   /** Serves the queued request, if any: the one place a manual compaction runs. */
   async serveIfRequested(): Promise<void> {
-    if (this.carried.manualRequested) await this.serve();
+    if (this.requested) await this.serve();
   }
 
   /** Serves a request a waiting `compactNow` caller made, even when the flag was served already. */

@@ -6,7 +6,7 @@
 import { allHandlersFinished, ApplicationFailure, condition, patched, workflowInfo } from '@temporalio/workflow';
 import type { CallModelResult, RunToolResult } from '../activities/types';
 import { tooManyToolCallsNotice } from '../model/noticeFormat';
-import { cachePricesOf, CompactionRequest, resolveCompactionSettings } from '../policy';
+import { cachePricesOf, CompactionRequest, resolveCompactionSettings, type CallSpend, type Decision } from '../policy';
 import { REPLACE_CLOSED_MEMO, type InterruptRequest } from '../session/definitions';
 import type { SessionInput } from '../session/input';
 import { SessionOutcome, SessionStatus } from '../session/state';
@@ -21,9 +21,10 @@ import { Delegations } from './delegations';
 import { FleetAttributes } from './fleetAttributes';
 import type { SessionPosition } from './compactionRecord';
 import { ManualCompactionQueue } from './manualCompactionQueue';
+import { thenRun, type MaybePending } from './maybePending';
 import { firstRunCarry, nextRunCarry, upgradedCarry, type EarlierCarry, type SessionCarry } from './sessionCarry';
 import { SeqAllocator } from './seqAllocator';
-import { countModelCalls, countStep, countToolCall } from './sessionMetrics';
+import { countSummaryCalls } from './sessionMetrics';
 import { SessionTranscript } from './sessionTranscript';
 import { StepInterrupt } from './stepInterrupt';
 import { SessionNotes } from './sessionNotes';
@@ -73,7 +74,7 @@ export class SessionRun implements ToolCallRunner {
     const settings = resolveCompactionSettings(input.contextWindow, input.compaction, { landWithRoom: patched(LAND_WITH_ROOM_PATCH) });
     const summarize = billedSummaries(this.activities.summarize, (request) => ({ ...request, ...this.activityContext() }), this.budget, (spend) => {
       this.compaction.billSummary(spend);
-      countModelCalls('summary', input.model, spend);
+      countSummaryCalls(input.model, spend);
     });
     const compactionActivities = { ...this.activities, summarize };
     this.seqs = new SeqAllocator(this.carry);
@@ -134,19 +135,21 @@ export class SessionRun implements ToolCallRunner {
   beginStep(): void {
     this.carry.step += 1;
     this.telemetry.begin(this.carry.step);
-    countStep(this.input.model);
   }
 
   /** The agent's reply: its spend, its place in the context; without tool calls it ends the turn. */
-  async recordReply(reply: CallModelResult): Promise<void> {
+  recordReply(reply: CallModelResult): MaybePending {
     const usage = this.carry.usage;
     usage.modelCalls += 1;
     usage.promptTokens += reply.usage.promptTokens;
     usage.completionTokens += reply.usage.completionTokens;
-    countModelCalls('agent', this.input.model, this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0));
-    await this.transcript.addReply(reply.measure);
+    const billed = this.budget.recordAgentCall(reply.usage, reply.toolCalls, reply.possiblyBilledCalls ?? 0);
+    return thenRun(this.transcript.addReply(reply.measure), () => this.noteReply(reply, billed));
+  }
+
+  private noteReply(reply: CallModelResult, billed: CallSpend): void {
     this.interrupt.noteReply(reply);
-    this.telemetry.noteReply(reply.toolCalls.length);
+    this.telemetry.noteReply(reply.toolCalls.length, billed);
     this.delegations.noteReply(reply.toolCalls);
     if (reply.droppedToolCalls) {
       const declared = reply.toolCalls.length + reply.droppedToolCalls;
@@ -159,25 +162,20 @@ export class SessionRun implements ToolCallRunner {
   }
 
   /** Runs one declared tool call of the reply stored under `callSeq`, on the workspace's host; a `delegate` call's child first. */
-  async runTool(call: ToolCall, callSeq: number): Promise<RunToolResult> {
+  runTool(call: ToolCall, callSeq: number): Promise<RunToolResult> {
     const seq = this.seqs.next();
     this.interrupt.noteStarted(call, seq);
-    const delegated = call.effect === 'delegate' ? await this.delegations.run(call, callSeq, seq, this.carry.step) : undefined;
-    return this.affinity.runTool({
-      sessionId: this.sessionId,
-      seq,
-      callSeq,
-      toolCallId: call.id,
-      timeoutSeconds: this.input.toolTimeoutSeconds,
-      outputCapChars: this.input.toolOutputCapChars,
-      storedOutputChars: this.input.toolOutputStoredChars,
-      ...this.activityContext(),
-      ...(delegated ? { delegated } : {}),
-    });
+    const { toolTimeoutSeconds: timeoutSeconds, toolOutputCapChars: outputCapChars, toolOutputStoredChars: storedOutputChars } = this.input;
+    const toolInput = { sessionId: this.sessionId, seq, callSeq, toolCallId: call.id, timeoutSeconds, outputCapChars, storedOutputChars, ...this.activityContext() };
+    if (call.effect !== 'delegate') return this.affinity.runTool(toolInput);
+    return this.delegations.run(call, callSeq, seq, this.carry.step).then((delegated) => this.affinity.runTool({ ...toolInput, ...(delegated ? { delegated } : {}) }));
   }
 
-  async recordToolResult(result: RunToolResult): Promise<void> {
-    await this.transcript.addToolResult(result.measure);
+  recordToolResult(result: RunToolResult): MaybePending {
+    return thenRun(this.transcript.addToolResult(result.measure), () => this.noteToolResult(result));
+  }
+
+  private noteToolResult(result: RunToolResult): void {
     this.notes.toolCall({
       step: this.carry.step,
       name: result.toolName,
@@ -185,7 +183,7 @@ export class SessionRun implements ToolCallRunner {
       isError: result.isError,
       ...(result.error ? { error: result.error } : {}),
     });
-    countToolCall(result.toolName, result.isError);
+    this.telemetry.noteToolResult(result.toolName, result.isError);
     if (result.finished) this.answered(result.finished.answer, result.measure.seq);
   }
 
@@ -207,14 +205,13 @@ export class SessionRun implements ToolCallRunner {
     this.carry.heldForMessage = true;
   }
 
-  /** After the results: a message between a call and its result would make the request invalid. */
-  async endStep(): Promise<void> {
-    const notices = this.pendingNotices.splice(0);
-    if (notices.length > 0) {
-      await this.transcript.store(notices.map((content) => ({ message: { role: 'user', content }, turn: this.carry.turn, step: this.carry.step })));
-    }
-    this.telemetry.end(this.position());
-    this.publish();
+  /** The step's notices go in after its results: a message between a call and its result would make the request invalid. */
+  endStep(): MaybePending {
+    const notices = this.pendingNotices.splice(0).map((content) => ({ message: { role: 'user' as const, content }, turn: this.carry.turn, step: this.carry.step }));
+    return thenRun(notices.length > 0 ? this.transcript.store(notices) : undefined, () => {
+      this.telemetry.end(this.position());
+      this.publish();
+    });
   }
 
   /** Brings the session's search attributes in step with its state (only what changed is written). */
@@ -268,10 +265,14 @@ export class SessionRun implements ToolCallRunner {
     if (this.compaction.running) throw refusedUpdate(`session ${this.sessionId} is already compacting`);
   }
 
-  /** Decides what to do about the live context (the pure policy), carries it out, and adopts the result (DESIGN §5). */
-  async compactContext(requestedBy: CompactionRequest) {
+  /** What the pure policy decides about the live context now (DESIGN §5). */
+  decideCompaction(requestedBy: CompactionRequest): Decision {
+    return this.compaction.decide(this.transcript.entries, requestedBy, this.carry.step);
+  }
+
+  /** Carries out `decision` (by default what the policy decides now) and adopts the result. */
+  async compactContext(requestedBy: CompactionRequest, decision = this.decideCompaction(requestedBy)) {
     const at = this.position();
-    const decision = this.compaction.decide(this.transcript.entries, requestedBy, at.step);
     const outcome = await this.telemetry.compaction(requestedBy, () => this.compaction.carryOut(this.transcript.entries, decision, at));
     this.transcript.adopt(outcome.ledger);
     return { ...outcome, decision };

@@ -1,4 +1,5 @@
 /** The one owner of the live context: every entry enters it here, and a compaction replaces it here. */
+import type { MaybePending } from './maybePending';
 import { patched } from '@temporalio/workflow';
 import type { StoreMessagesInput } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
@@ -52,14 +53,24 @@ export class SessionTranscript {
    * (a runaway answer, a huge write_file argument) enters as a view. The patch is asked only for such a
    * reply, so ordinary histories carry no marker for it.
    */
-  async addReply(measure: MessageMeasure): Promise<void> {
+  addReply(measure: MessageMeasure): MaybePending {
     const entry = this.atCurrentStep(measure);
-    this.carried.ledger.push(this.oversized(entry) && patched(REPLY_VIEW_PATCH) ? await this.views.viewIfOversized(entry) : entry);
+    return this.oversized(entry) && patched(REPLY_VIEW_PATCH) ? this.addView(entry) : this.addWhole(entry);
   }
 
   /** A tool result, already stored by the tool activity; one too big to fit enters as a view. */
-  async addToolResult(measure: MessageMeasure): Promise<void> {
-    this.carried.ledger.push(await this.views.viewIfOversized(this.atCurrentStep(measure)));
+  addToolResult(measure: MessageMeasure): MaybePending {
+    const entry = this.atCurrentStep(measure);
+    return this.oversized(entry) ? this.addView(entry) : this.addWhole(entry);
+  }
+
+  private addWhole(entry: LedgerEntry): undefined {
+    this.carried.ledger.push(entry);
+    return undefined;
+  }
+
+  private async addView(entry: LedgerEntry): Promise<void> {
+    this.carried.ledger.push(await this.views.viewIfOversized(entry));
   }
 
   /** Stores `messages` under fresh seqs, then adds them to the context. */

@@ -27,7 +27,13 @@ export interface InterruptedStepParts {
 }
 
 export class StepInterrupt {
+  /**
+   * One scope serves step after step until an interrupt cancels it: a fresh scope per step would cost
+   * the SDK several promises each time and leave a handler on the session's root scope.
+   */
   private scope?: CancellationScope;
+  /** A step's model call or tool calls run inside the scope. */
+  private guarding = false;
   private request?: InterruptRequest;
   private result?: InterruptResult;
   /** The tool calls the step's reply declared, once it is recorded. */
@@ -42,14 +48,14 @@ export class StepInterrupt {
   validate(sessionId: string, raw: unknown): void {
     const parsed = InterruptRequestSchema.safeParse(raw);
     if (!parsed.success) throw refusedUpdate(`invalid interrupt: ${describeZodError(parsed.error)}`);
-    if (this.scope === undefined) throw refusedUpdate(`session ${sessionId} has no model call or tool call in flight; nothing to interrupt`);
+    if (!this.guarding) throw refusedUpdate(`session ${sessionId} has no model call or tool call in flight; nothing to interrupt`);
     if (this.request !== undefined) throw refusedUpdate(`session ${sessionId} is already being interrupted (${this.request.reason})`);
   }
 
   /** Handler of `interrupt` (after `validate`): cuts the step off, and answers once it is recorded. */
   async interrupt(raw: unknown): Promise<InterruptResult> {
     this.request = InterruptRequestSchema.parse(raw);
-    this.scope?.cancel();
+    if (this.guarding) this.scope?.cancel();
     await condition(() => this.result !== undefined);
     const result = this.result!;
     this.result = undefined;
@@ -59,8 +65,8 @@ export class StepInterrupt {
 
   /** Runs the step's model call and tool calls; the interrupt that cut them off, if one did. */
   async guard(work: () => Promise<void>): Promise<InterruptRequest | undefined> {
-    const scope = new CancellationScope({ cancellable: true });
-    this.scope = scope;
+    const scope = (this.scope ??= new CancellationScope({ cancellable: true }));
+    this.guarding = true;
     this.declared = undefined;
     this.startedSeqs.clear();
     try {
@@ -71,7 +77,8 @@ export class StepInterrupt {
       if (this.request !== undefined && isCancellation(error) && !CancellationScope.current().consideredCancelled) return this.request;
       throw error;
     } finally {
-      this.scope = undefined;
+      this.guarding = false;
+      if (scope.consideredCancelled) this.scope = undefined;
     }
   }
 

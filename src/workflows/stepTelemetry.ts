@@ -1,12 +1,13 @@
 /**
  * A step as telemetry sees it: its trace ids (handed to its activities), when it began, the
- * compactions it ran, and at its end the step latency metric and the report the worker's tracing
- * writes the step span from (DESIGN §8 "Traces"). Times are the workflow's clock.
+ * compactions it ran, its model call's bill and its tool results, and at its end the one report the
+ * worker writes the step's metrics and span from (DESIGN §8 "Metrics", "Traces"). Times are the
+ * workflow's clock.
  */
 import { proxySinks, workflowInfo } from '@temporalio/workflow';
+import type { CallSpend } from '../policy';
 import type { CompactionNotice } from '../session/state';
-import { stepTraceOf, type AgentdSinks, type CompactionSpanData, type StepTrace } from '../telemetry/stepTrace';
-import { recordStepLatency } from './sessionMetrics';
+import { stepTraceOf, type AgentdSinks, type CompactionSpanData, type StepSpanData, type StepTrace } from '../telemetry/stepTrace';
 
 const { agentdTelemetry } = proxySinks<AgentdSinks>();
 
@@ -17,6 +18,8 @@ export class StepTelemetry {
   private compactions: CompactionSpanData[] = [];
   private toolCalls = 0;
   private interrupted = false;
+  private agentCall?: CallSpend;
+  private toolResults: StepSpanData['toolResults'] = [];
 
   constructor(
     private readonly sessionId: string,
@@ -29,10 +32,17 @@ export class StepTelemetry {
     this.compactions = [];
     this.toolCalls = 0;
     this.interrupted = false;
+    this.agentCall = undefined;
+    this.toolResults = [];
   }
 
-  noteReply(toolCalls: number): void {
+  noteReply(toolCalls: number, billed: CallSpend): void {
     this.toolCalls = toolCalls;
+    this.agentCall = billed;
+  }
+
+  noteToolResult(tool: string, isError: boolean): void {
+    this.toolResults.push({ tool, isError });
   }
 
   noteInterrupted(): void {
@@ -59,8 +69,6 @@ export class StepTelemetry {
   }
 
   end(position: { turn: number; step: number }): void {
-    const endedAt = Date.now();
-    recordStepLatency(this.model, endedAt - this.startedAt);
     if (this.trace === undefined) return;
     agentdTelemetry.stepEnded({
       sessionId: this.sessionId,
@@ -68,10 +76,12 @@ export class StepTelemetry {
       model: this.model,
       trace: this.trace,
       startedAt: this.startedAt,
-      endedAt,
+      endedAt: Date.now(),
       toolCalls: this.toolCalls,
       interrupted: this.interrupted,
       compactions: this.compactions,
+      ...(this.agentCall ? { agentCall: this.agentCall } : {}),
+      toolResults: this.toolResults,
     });
   }
 }

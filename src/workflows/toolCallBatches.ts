@@ -8,6 +8,7 @@
  */
 import { patched } from '@temporalio/workflow';
 import type { CallModelResult, RunToolResult } from '../activities/types';
+import type { MaybePending } from './maybePending';
 
 /** Marks histories whose read calls ran side by side; older ones ran every call one at a time. */
 export const PARALLEL_READS_PATCH = 'parallel-read-tool-calls';
@@ -17,7 +18,7 @@ export type ToolCall = CallModelResult['toolCalls'][number];
 /** What runs the calls and keeps their results (`SessionRun`). */
 export interface ToolCallRunner {
   runTool(call: ToolCall, callSeq: number): Promise<RunToolResult>;
-  recordToolResult(result: RunToolResult): Promise<void>;
+  recordToolResult(result: RunToolResult): MaybePending;
 }
 
 /** The calls, in order, cut into batches: a run of consecutive reads, or one other call. */
@@ -42,7 +43,12 @@ export async function runToolCalls(runner: ToolCallRunner, calls: readonly ToolC
   for (const batch of batchesOf(calls)) {
     // Asked only for a batch that would run side by side: histories of one-call steps carry no marker.
     if (batch.length > 1 && patched(PARALLEL_READS_PATCH)) await runSideBySide(runner, batch, callSeq);
-    else for (const call of batch) await runner.recordToolResult(await runner.runTool(call, callSeq));
+    else {
+      for (const call of batch) {
+        const recording = runner.recordToolResult(await runner.runTool(call, callSeq));
+        if (recording) await recording;
+      }
+    }
   }
 }
 
@@ -53,6 +59,7 @@ async function runSideBySide(runner: ToolCallRunner, batch: readonly ToolCall[],
   const settled = await Promise.allSettled(started);
   for (const outcome of settled) {
     if (outcome.status === 'rejected') throw outcome.reason;
-    await runner.recordToolResult(outcome.value);
+    const recording = runner.recordToolResult(outcome.value);
+    if (recording) await recording;
   }
 }

@@ -34,6 +34,10 @@ export class TurnMessages {
     queue.push(parsed.data.text);
   }
 
+  get steeringWaiting(): boolean {
+    return this.carry.steeringMessages.length > 0;
+  }
+
   /** Steering messages into the context, as user messages of this turn and step, before its model call. */
   async takeSteering(): Promise<void> {
     const texts = this.carry.steeringMessages.splice(0);
