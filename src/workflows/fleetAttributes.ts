@@ -1,10 +1,12 @@
 /**
  * The session's search attributes (session/searchAttributes.ts), kept in step with its state so
  * the fleet can be listed from Temporal's index. Each publish compares with the values the
- * workflow already carries and upserts only those that changed, in one command: the session calls
- * it on each change of status and once at the end of each step, so a step adds at most one upsert
- * event (a status change adds another). Fill and cost are rounded first (2 decimals, cents) so a
- * step that moves them by a hair writes only its step number. `AgentdModel` is never written here:
+ * workflow already carries and upserts only those that changed, in one command. A change of status
+ * is published at once; at a step's end the step, fill and cost are published only when
+ * INDEX_REFRESH_MS of workflow time have passed since the last upsert: each upsert is a write to the
+ * server's visibility store, and one a step cost a fleet's server about a quarter of its CPU per
+ * step (DESIGN §8, "A fleet at real model latency"). Fill and cost are rounded first (2 decimals,
+ * cents). `AgentdModel` is never written here:
  * search attributes pass no payload codec, so only a client that knows its payloads are not
  * encrypted may index the model name (SessionClient.start).
  */
@@ -15,6 +17,11 @@ import type { SessionStatus } from '../session/state';
 
 /** Marks histories whose session keeps its search attributes; older ones never upserted. */
 const FLEET_SEARCH_ATTRIBUTES_PATCH = 'fleet-search-attributes';
+/** Marks histories whose steps refresh the index every INDEX_REFRESH_MS; older ones upserted at every step. */
+const INDEX_REFRESH_PATCH = 'fleet-index-refresh-30s';
+
+/** How stale a running session's step, fill and cost may be in the index; its status never is. */
+export const INDEX_REFRESH_MS = 30_000;
 
 export interface FleetValues {
   status: SessionStatus;
@@ -26,7 +33,16 @@ export interface FleetValues {
 
 export class FleetAttributes {
   private readonly enabled = patched(FLEET_SEARCH_ATTRIBUTES_PATCH);
+  private readonly refreshEvery = patched(INDEX_REFRESH_PATCH) ? INDEX_REFRESH_MS : 0;
+  /** Workflow time of this run's last upsert. */
+  private upsertedAt = Number.NEGATIVE_INFINITY;
 
+  /** At the end of a step: whether to publish, because the status changed or the index is due a refresh. */
+  dueAtStepEnd(status: SessionStatus): boolean {
+    return workflowInfo().typedSearchAttributes.get(AgentdStatus) !== status || Date.now() - this.upsertedAt >= this.refreshEvery;
+  }
+
+  /** What changed, at once. */
   publish(values: FleetValues): void {
     if (!this.enabled) return;
     const current = workflowInfo().typedSearchAttributes;
@@ -37,7 +53,9 @@ export class FleetAttributes {
       { key: AgentdCostUsd, value: roundedCost(values.costUsd) },
     ];
     const changes = wanted.filter((pair) => current.get(pair.key) !== pair.value);
-    if (changes.length > 0) upsertSearchAttributes(changes);
+    if (changes.length === 0) return;
+    upsertSearchAttributes(changes);
+    this.upsertedAt = Date.now();
   }
 }
 

@@ -210,7 +210,7 @@ export class SessionRun implements ToolCallRunner {
     const notices = this.pendingNotices.splice(0).map((content) => ({ message: { role: 'user' as const, content }, turn: this.carry.turn, step: this.carry.step }));
     return thenRun(notices.length > 0 ? this.transcript.store(notices) : undefined, () => {
       this.telemetry.end(this.position());
-      this.publish();
+      if (this.fleet.dueAtStepEnd(this.status)) this.publish();
     });
   }
 

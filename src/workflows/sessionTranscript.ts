@@ -1,5 +1,4 @@
 /** The one owner of the live context: every entry enters it here, and a compaction replaces it here. */
-import type { MaybePending } from './maybePending';
 import { patched } from '@temporalio/workflow';
 import type { StoreMessagesInput } from '../activities/types';
 import type { ChatMessage } from '../model/messages';
@@ -7,6 +6,7 @@ import { isOversized, type LedgerEntry, type MessageMeasure, type ResolvedCompac
 import type { SessionActivities } from './activityOptions';
 import type { SeqAllocator } from './seqAllocator';
 import type { SessionCarry } from './sessionCarry';
+import type { MaybePending } from './maybePending';
 
 /** Marks histories where an oversized task or user message enters the context as a head-and-tail view. */
 const USER_TEXT_VIEW_PATCH = 'oversized-user-text-views';

@@ -85,16 +85,30 @@ describe('fleet list', () => {
         return ids(sessions).includes('fleet-running') ? true : undefined;
       }, 'the cancelled session listed as cancelled');
 
-      // A step writes at most one upsert; the session's status changes add one each.
-      const events = (await stack.client.workflow.getHandle('fleet-done').fetchHistory()).events ?? [];
-      // The SDK's own upserts of TemporalChangeVersion (one per patch) are not the session's.
-      const upserts = events.filter((event) =>
-        Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).some((name) => name.startsWith('Agentd')),
-      );
-      const changed = upserts.map((event) => Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).join('+'));
-      assert.ok(upserts.length >= done.steps && upserts.length <= done.steps + 2, `${upserts.length} upserts for ${done.steps} steps: ${changed.join(', ')}`);
+      // A change of status is written at once; a step's end only when the index is 30 s old. The
+      // short session wrote its first step and its end; the long one far fewer upserts than steps.
+      const doneUpserts = await sessionUpserts('fleet-done');
+      assert.equal(doneUpserts.length, 2, doneUpserts.join(', '));
+      assert.ok(doneUpserts[0]?.includes('AgentdStep') && !doneUpserts[0].includes('AgentdStatus'), doneUpserts.join(', '));
+      assert.ok(doneUpserts[1]?.includes('AgentdStatus'), doneUpserts.join(', '));
+      const history = (await busy.fetchHistory()).events ?? [];
+      const ranMs = Number(history.at(-1)?.eventTime?.seconds ?? 0) * 1000 - Number(history[0]?.eventTime?.seconds ?? 0) * 1000;
+      const busySteps = history.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel').length;
+      const busyUpserts = await sessionUpserts('fleet-running');
+      assert.ok(busySteps >= 10, `${busySteps} steps`);
+      // The first step, one refresh per 30 s begun, the cancellation; a second of slack for the clocks.
+      assert.ok(busyUpserts.length <= 2 + Math.ceil((ranMs + 1000) / 30_000), `${busyUpserts.length} upserts in ${busySteps} steps over ${ranMs} ms: ${busyUpserts.join(', ')}`);
     });
   });
+
+  /** The session's own upserts, each as the attributes it wrote; the SDK's (TemporalChangeVersion, one per patch) are left out. */
+  async function sessionUpserts(sessionId: string): Promise<string[]> {
+    const events = (await stack.client.workflow.getHandle(sessionId).fetchHistory()).events ?? [];
+    return events
+      .map((event) => Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}))
+      .filter((names) => names.some((name) => name.startsWith('Agentd')))
+      .map((names) => names.join('+'));
+  }
 
   it('pages through the list with the token of the page before', async () => {
     const first = await listSessions(stack.client, { pageSize: 2 });

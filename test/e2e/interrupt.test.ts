@@ -44,8 +44,8 @@ describe('agentd interrupt', () => {
   }
 
   it('cuts off a model call that never answers; the session waits for a message, then goes on', { timeout: 120_000 }, async () => {
-    // The third request hangs, as an endpoint that accepted it and went silent.
-    await stack.withWorker({ faultPlan: (index) => (index === 2 ? { kind: 'hang' } : undefined) }, async () => {
+    // The third request hangs, as an endpoint that accepted it and went silent; so does the fifth.
+    await stack.withWorker({ faultPlan: (index) => (index === 2 || index === 4 ? { kind: 'hang' } : undefined) }, async () => {
       await stack.sessions.start({ task: 'tally the numbers [sim steps=6]', model: 'agentd-sim' }, { sessionId: 'int-model' });
       await eventually(async () => ((await stack.sessions.state('int-model')).step === 3 ? true : undefined), 'the third model call');
       await sleep(1_000);
@@ -76,6 +76,12 @@ describe('agentd interrupt', () => {
       await sleep(2_000);
       assert.equal((await stack.sessions.state('int-model')).status, 'waiting_for_message');
       await stack.sessions.send('int-model', 'carry on [sim steps=2]');
+      // The first interrupt cancelled the scope the steps run in: the next one must cut off as well.
+      await eventually(async () => ((await stack.sessions.state('int-model')).step === 5 ? true : undefined), 'the fifth model call');
+      await sleep(1_000);
+      const again = await interrupt('int-model', '--reason', 'hangs once more', '--continue');
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /interrupted step 5 of int-model \(the model call cut off\); the turn goes on/);
       const result = await stack.sessions.result('int-model');
       assert.equal(result.outcome, 'finished');
       assert.equal(result.turns, 2);
