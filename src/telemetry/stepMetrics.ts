@@ -1,8 +1,8 @@
 /**
  * agentd's per-step metrics, recorded on the worker's main thread from the step's sink report
  * (DESIGN §8 "Metrics"). The workflow's own meter would cost a sink call per figure, eight a step,
- * each with its tags worked out in the sandbox; one report a step and counters made once cost a
- * fleet about a tenth of its worker CPU less. Sinks are not called on replay, so a step counts once.
+ * each with its tags worked out in the sandbox; here it is one report a step and counters made
+ * once. Sinks are not called on replay, so a step counts once.
  * The series are those the workflow's meter would write: same names, and the namespace, task queue
  * and workflow type as labels.
  */
@@ -21,9 +21,7 @@ export const MODEL_CALL_COUNTERS = [
   { name: 'agentd_cost_microusd', unit: 'microusd', description: 'what the calls cost, in millionths of a US dollar', of: (spend: CallSpend) => Math.round(spend.costUsd * 1_000_000) },
 ] as const;
 
-export type StepMetrics = (info: WorkflowInfo, step: StepSpanData) => void;
-
-export function stepMetrics(meter: MetricMeter): StepMetrics {
+export function stepMetrics(meter: MetricMeter): (info: WorkflowInfo, step: StepSpanData) => void {
   const steps = meter.createCounter('agentd_steps', 'steps', 'steps of agent sessions: one model call and its tool calls each');
   const latency = meter.createHistogram('agentd_step_latency', 'int', 'ms', 'wall time of a step, model call and tools included');
   const modelCalls = MODEL_CALL_COUNTERS.map((counter) => ({ counter: meter.createCounter(counter.name, counter.unit, counter.description), of: counter.of }));

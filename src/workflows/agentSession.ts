@@ -93,7 +93,7 @@ setWorkflowOptions({ failureExceptionTypes: [Error] }, agentSession);
 async function takeStep(run: SessionRun): Promise<void> {
   run.beginStep();
   if (run.messages.steeringWaiting) await run.messages.takeSteering();
-  if (run.manual.requested) await run.manual.serveIfRequested();
+  if (run.manual.requested) await run.manual.serve();
   const decision = run.decideCompaction(CompactionRequest.auto);
   if (decision.kind !== 'none') await run.compactContext(CompactionRequest.auto, decision);
   const interrupted = await run.interrupt.guard(async () => {

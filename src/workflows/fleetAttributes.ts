@@ -4,8 +4,8 @@
  * workflow already carries and upserts only those that changed, in one command. A change of status
  * is published at once; at a step's end the step, fill and cost are published only when
  * INDEX_REFRESH_MS of workflow time have passed since the last upsert: each upsert is a write to the
- * server's visibility store, and one a step cost a fleet's server about a quarter of its CPU per
- * step (DESIGN §8, "A fleet at real model latency"). Fill and cost are rounded first (2 decimals,
+ * server's visibility store, the dearest part of a step for the server (the deploy guide's "Sizing
+ * a fleet" gives the run that measured it). Fill and cost are rounded first (2 decimals,
  * cents). `AgentdModel` is never written here:
  * search attributes pass no payload codec, so only a client that knows its payloads are not
  * encrypted may index the model name (SessionClient.start).
@@ -21,7 +21,7 @@ const FLEET_SEARCH_ATTRIBUTES_PATCH = 'fleet-search-attributes';
 const INDEX_REFRESH_PATCH = 'fleet-index-refresh-30s';
 
 /** How stale a running session's step, fill and cost may be in the index; its status never is. */
-export const INDEX_REFRESH_MS = 30_000;
+const INDEX_REFRESH_MS = 30_000;
 
 export interface FleetValues {
   status: SessionStatus;
