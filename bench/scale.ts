@@ -195,7 +195,7 @@ export function scaleReport(cells: readonly CellResult[], options: ScaleOptions)
     "agentd's ENGINE_TUNING worker settings, so up to 1,000 activities at once. The dev server is the Temporal CLI's (SQLite, the SQLite",
     'transcript store); the cluster is scripts/temporal-cluster.sh (Temporal server 1.32.2 on PostgreSQL, the PostgreSQL transcript store).',
     '',
-    `A cell starts its sessions, waits until each has been answered once and then two more model latencies, and counts for ${options.windowSeconds} s:`,
+    `A cell starts its sessions, waits until each has been answered three times (so its first tool call, which claims a workspace, is behind it), and counts for ${options.windowSeconds} s:`,
     'steps are the model answers (counted at the endpoint); CPU is user + system time from /proc/<pid>/stat of the worker',
     "processes, the Temporal server and (cluster) every PostgreSQL process; a step's time beyond the model is the time between two",
     `answers to the same session minus ${int(LATENCY_MS)} ms. The ideal is sessions ÷ latency. This machine has ${cpus().length} cores shared by all of it,`,

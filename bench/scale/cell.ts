@@ -1,7 +1,7 @@
 /**
  * One cell of the scale benchmark: `sessions` sessions of one contender (agentd, or the I/O floor's
  * workflow) stepping at once on one server, against a model that takes `latencyMs` to answer, with
- * `workers` worker processes. After every session has been answered once, a window of
+ * `workers` worker processes. Once every session is past its first steps, a window of
  * `windowSeconds` counts the steps, the CPU each process spent (from /proc), and the time of each
  * step beyond the model's own; then every session is terminated and the workers killed.
  */
@@ -33,7 +33,7 @@ export interface CellResult {
   readonly contender: Contender;
   readonly workers: number;
   readonly sessions: number;
-  /** Sessions answered at least once before the window opened. */
+  /** Sessions answered WARM_ANSWERS times before the window opened. */
   readonly sessionsStepping: number;
   readonly steps: number;
   readonly seconds: number;
@@ -49,7 +49,14 @@ export interface CellResult {
 
 /** Started in this many at a time: enough to start 1,000 sessions in seconds, few enough for the dev server. */
 const START_BATCH = 50;
-/** Longest wait for every session to be answered once; an overloaded cell opens its window anyway and says how many were. */
+/**
+ * Answers a session has had before the window opens. The step between a session's first and second
+ * answer runs its first tool call, which claims a workspace and costs more than any later step; a
+ * window that opens only on time (two model latencies) counts those steps once a step takes longer
+ * than that, which it does past the knee.
+ */
+const WARM_ANSWERS = 3;
+/** Longest wait for every session to warm up; an overloaded cell opens its window anyway and says how many did. */
 const SETTLE_LIMIT_MS = 240_000;
 /** Longest wait for a worker process to say it polls. */
 const READY_LIMIT_MS = 120_000;
@@ -121,9 +128,9 @@ function startSession(spec: CellSpec, id: string): Promise<string> {
     .then((handle) => handle.workflowId);
 }
 
-async function untilAllStepping(clock: StepClock, sessions: number): Promise<void> {
+async function untilAllWarm(clock: StepClock, sessions: number): Promise<void> {
   const deadline = Date.now() + SETTLE_LIMIT_MS;
-  while (clock.sessionsSeen < sessions && Date.now() < deadline) await sleep(250);
+  while (clock.sessionsAnswered(WARM_ANSWERS) < sessions && Date.now() < deadline) await sleep(250);
 }
 
 export async function runCell(spec: CellSpec, log: (line: string) => void): Promise<CellResult> {
@@ -140,10 +147,8 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
     const rssBefore = rssOfWorkers();
     const ids = Array.from({ length: spec.sessions }, (_, n) => `scale-${process.pid}-${cell}-${n}`);
     workflowIds.push(...(await inBatches(ids, START_BATCH, (id) => startSession(spec, id))));
-    await untilAllStepping(clock, spec.sessions);
-    const sessionsStepping = clock.sessionsSeen;
-    // Two more model calls each, so every session is past its first (costlier) step before the window.
-    await sleep(2 * spec.latencyMs);
+    await untilAllWarm(clock, spec.sessions);
+    const sessionsStepping = clock.sessionsAnswered(WARM_ANSWERS);
 
     // A backend that connects during the window has no earlier reading and could not count anyway.
     const databasePids = spec.server.databasePids();

@@ -14,16 +14,20 @@ export interface WindowCount {
 
 export class StepClock {
   private readonly lastAnswerAt = new Map<string, number>();
+  private readonly answers = new Map<string, number>();
   private window: { startedAt: number; steps: number; intervals: number[] } | undefined;
 
-  /** Sessions answered at least once. */
-  get sessionsSeen(): number {
-    return this.lastAnswerAt.size;
+  /** Sessions answered at least `times` times. */
+  sessionsAnswered(times: number): number {
+    let sessions = 0;
+    for (const count of this.answers.values()) if (count >= times) sessions += 1;
+    return sessions;
   }
 
   answered(session: string, at = performance.now()): void {
     const previous = this.lastAnswerAt.get(session);
     this.lastAnswerAt.set(session, at);
+    this.answers.set(session, (this.answers.get(session) ?? 0) + 1);
     if (this.window === undefined) return;
     this.window.steps += 1;
     if (previous !== undefined && previous >= this.window.startedAt) this.window.intervals.push(at - previous);

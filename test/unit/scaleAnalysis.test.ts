@@ -70,7 +70,9 @@ describe('StepClock', () => {
     clock.answered('b', opened + 2200);
     clock.answered('a', opened + 4300);
     const counted = clock.endWindow();
-    assert.equal(clock.sessionsSeen, 2);
+    assert.equal(clock.sessionsAnswered(1), 2);
+    assert.equal(clock.sessionsAnswered(3), 1);
+    assert.equal(clock.sessionsAnswered(4), 0);
     assert.equal(counted.steps, 3);
     // a's first step in the window began before it opened: only its second is timed.
     assert.deepEqual(counted.stepIntervalsMs.map(Math.round), [2200]);
