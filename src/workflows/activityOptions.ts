@@ -10,7 +10,8 @@ import type { SessionInput } from '../session/input';
 /**
  * A worker that misses this many heartbeats in a row is taken for lost, and the attempt retried:
  * 6 s, so a paused or frozen worker's work moves to another within 10 s (issue 26), while a busy
- * event loop has 4.5 s of slack before a healthy attempt is taken for lost.
+ * event loop has 3 s of slack before a healthy attempt is taken for lost (its first heartbeat comes
+ * after 3 s, FIRST_HEARTBEAT_AFTER_MS), 4.5 s between later ones.
  */
 const HEARTBEATS_MISSED = 4;
 const HEARTBEAT_TIMEOUT_MS = HEARTBEAT_EVERY_MS * HEARTBEATS_MISSED;
