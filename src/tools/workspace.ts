@@ -1,5 +1,12 @@
-/** Confines file tools to a session's workspace folder, refusing `..`, absolute and symlink escapes. */
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+/**
+ * Confines file tools to a session's workspace folder, refusing `..`, absolute and symlink escapes.
+ *
+ * The checks call the file system synchronously: each is one metadata call on the host's own disk
+ * (workspaces are local, which is why tool calls follow the host), answered from the kernel's
+ * cache in microseconds, while the promise form of each costs a hop to libuv's thread pool and back,
+ * several times the call itself, at every tool call of every session.
+ */
+import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { asToolInputError } from './fsErrors';
 import { sessionIdProblem } from '../session/sessionId';
@@ -18,7 +25,7 @@ import { ToolInputError } from './tool';
 export async function resolveInWorkspace(workspace: string, requestedPath: string): Promise<string> {
   if (requestedPath.includes('\0')) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} contains a NUL byte`);
   const lexicalRoot = path.resolve(workspace);
-  const realRoot = await realpath(lexicalRoot);
+  const realRoot = realpathSync.native(lexicalRoot);
   const candidate = path.resolve(lexicalRoot, fromSandboxView(requestedPath));
 
   // An absolute path may name the workspace either as configured or by its real path (e.g. /tmp vs /private/tmp).
@@ -27,7 +34,7 @@ export async function resolveInWorkspace(workspace: string, requestedPath: strin
     .find((rel): rel is string => rel !== undefined);
   if (relative === undefined) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} is outside the workspace`);
 
-  const resolved = await resolveExistingPrefix(realRoot, relative, requestedPath);
+  const resolved = resolveExistingPrefix(realRoot, relative, requestedPath);
   if (relativeInside(realRoot, resolved) === undefined) throw leadsOutside(requestedPath);
   return resolved;
 }
@@ -57,7 +64,7 @@ export async function ensureWorkspace(root: string, sessionId: string): Promise<
   if (problem !== undefined) throw new Error(`invalid sessionId: ${problem}`);
   const dir = path.resolve(root, sessionId);
   // Private to the worker's user: one session's files are nobody else's to read (0700 on what this creates).
-  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   return dir;
 }
 
@@ -80,12 +87,12 @@ function relativeInside(root: string, target: string): string | undefined {
  * A prefix that exists only as a dangling symlink is refused: writing through it would create its target,
  * wherever that is.
  */
-async function resolveExistingPrefix(realRoot: string, relative: string, requestedPath: string): Promise<string> {
+function resolveExistingPrefix(realRoot: string, relative: string, requestedPath: string): string {
   const parts = relative === '' ? [] : relative.split(path.sep);
   for (let keep = parts.length; keep >= 0; keep--) {
     const prefix = path.join(realRoot, ...parts.slice(0, keep));
     try {
-      return path.join(await realpath(prefix), ...parts.slice(keep));
+      return path.join(realpathSync.native(prefix), ...parts.slice(keep));
     } catch (err) {
       const code = errnoCode(err);
       // The worker owns its workspaces: a folder it may not enter is one a symlink led it to, outside.
@@ -93,16 +100,16 @@ async function resolveExistingPrefix(realRoot: string, relative: string, request
       // ELOOP, ENAMETOOLONG…: the model's doing, reported as such; other faults propagate.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw asToolInputError(err, requestedPath);
       // Dangling, wherever it points: telling "missing" from "outside" would say what exists outside.
-      if (await existsAsLink(prefix)) throw leadsOutside(requestedPath);
+      if (existsAsLink(prefix)) throw leadsOutside(requestedPath);
     }
   }
   // Unreachable in practice: keep = 0 is the workspace itself, whose realpath succeeded above.
   return realRoot;
 }
 
-async function existsAsLink(p: string): Promise<boolean> {
+function existsAsLink(p: string): boolean {
   try {
-    return (await lstat(p)).isSymbolicLink();
+    return lstatSync(p).isSymbolicLink();
   } catch {
     return false;
   }
