@@ -1,12 +1,5 @@
-/**
- * Confines file tools to a session's workspace folder, refusing `..`, absolute and symlink escapes.
- *
- * The checks call the file system synchronously: each is one metadata call on the host's own disk
- * (workspaces are local, which is why tool calls follow the host), answered from the kernel's
- * cache in microseconds, while the promise form of each costs a hop to libuv's thread pool and back,
- * several times the call itself, at every tool call of every session.
- */
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
+/** Confines file tools to a session's workspace folder, refusing `..`, absolute and symlink escapes. */
+import { lstat, mkdir, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
 import { asToolInputError } from './fsErrors';
 import { sessionIdProblem } from '../session/sessionId';
@@ -25,7 +18,7 @@ import { ToolInputError } from './tool';
 export async function resolveInWorkspace(workspace: string, requestedPath: string): Promise<string> {
   if (requestedPath.includes('\0')) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} contains a NUL byte`);
   const lexicalRoot = path.resolve(workspace);
-  const realRoot = realpathSync.native(lexicalRoot);
+  const realRoot = await realpath(lexicalRoot);
   const candidate = path.resolve(lexicalRoot, fromSandboxView(requestedPath));
 
   // An absolute path may name the workspace either as configured or by its real path (e.g. /tmp vs /private/tmp).
@@ -34,7 +27,7 @@ export async function resolveInWorkspace(workspace: string, requestedPath: strin
     .find((rel): rel is string => rel !== undefined);
   if (relative === undefined) throw new ToolInputError(`path ${JSON.stringify(requestedPath)} is outside the workspace`);
 
-  const resolved = resolveExistingPrefix(realRoot, relative, requestedPath);
+  const resolved = await resolveExistingPrefix(realRoot, relative, requestedPath);
   if (relativeInside(realRoot, resolved) === undefined) throw leadsOutside(requestedPath);
   return resolved;
 }
@@ -64,7 +57,7 @@ export async function ensureWorkspace(root: string, sessionId: string): Promise<
   if (problem !== undefined) throw new Error(`invalid sessionId: ${problem}`);
   const dir = path.resolve(root, sessionId);
   // Private to the worker's user: one session's files are nobody else's to read (0700 on what this creates).
-  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   return dir;
 }
 
@@ -87,12 +80,12 @@ function relativeInside(root: string, target: string): string | undefined {
  * A prefix that exists only as a dangling symlink is refused: writing through it would create its target,
  * wherever that is.
  */
-function resolveExistingPrefix(realRoot: string, relative: string, requestedPath: string): string {
+async function resolveExistingPrefix(realRoot: string, relative: string, requestedPath: string): Promise<string> {
   const parts = relative === '' ? [] : relative.split(path.sep);
   for (let keep = parts.length; keep >= 0; keep--) {
     const prefix = path.join(realRoot, ...parts.slice(0, keep));
     try {
-      return path.join(realpathSync.native(prefix), ...parts.slice(keep));
+      return path.join(await realpath(prefix), ...parts.slice(keep));
     } catch (err) {
       const code = errnoCode(err);
       // The worker owns its workspaces: a folder it may not enter is one a symlink led it to, outside.
@@ -100,16 +93,16 @@ function resolveExistingPrefix(realRoot: string, relative: string, requestedPath
       // ELOOP, ENAMETOOLONG…: the model's doing, reported as such; other faults propagate.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw asToolInputError(err, requestedPath);
       // Dangling, wherever it points: telling "missing" from "outside" would say what exists outside.
-      if (existsAsLink(prefix)) throw leadsOutside(requestedPath);
+      if (await existsAsLink(prefix)) throw leadsOutside(requestedPath);
     }
   }
   // Unreachable in practice: keep = 0 is the workspace itself, whose realpath succeeded above.
   return realRoot;
 }
 
-function existsAsLink(p: string): boolean {
+async function existsAsLink(p: string): Promise<boolean> {
   try {
-    return lstatSync(p).isSymbolicLink();
+    return (await lstat(p)).isSymbolicLink();
   } catch {
     return false;
   }
