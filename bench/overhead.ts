@@ -19,7 +19,7 @@ import { createModelClient } from '../src/model/client';
 import { ioFloorActivities } from './floor/activities';
 import { startFixedReplyModel } from './floor/fixedReplyModel';
 import { withFloorWorker } from './floor/floorRun';
-import { inBatches } from './lib/batches';
+import { inBatches } from '../harness/batches';
 import { rssBytes } from './lib/proc';
 import { int, mb, num, ratio, say, table, type BenchBody } from './lib/result';
 import { timelineOf, type Timeline } from './lib/stepTimeline';

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { SessionClient } from '../src/client/sessionClient';
+import { inBatches } from './batches';
 import { WORKFLOW_TYPE } from '../src/session/definitions';
 import { repoRoot } from './repo';
 
@@ -67,19 +68,15 @@ export async function terminateLeftovers(client: Client): Promise<number> {
       return undefined;
     });
     if (open?.length === 0) return terminated;
-    if (Date.now() > deadline) throw new Error(`${open?.length ?? 'some'} sessions an earlier run left open on the cluster are still running after ${LEFTOVERS_LIMIT_MS / 1000} s`);
-    for (let start = 0; open && start < open.length; start += TERMINATE_BATCH) {
-      const done = await Promise.all(
-        open.slice(start, start + TERMINATE_BATCH).map(({ workflowId, runId }) =>
-          client.workflow
-            .getHandle(workflowId, runId)
-            .terminate('left open by an earlier test run')
-            .then(() => 1)
-            .catch(() => 0),
-        ),
-      );
-      terminated += done.reduce((sum: number, one) => sum + one, 0);
-    }
+    if (Date.now() > deadline) throw new Error(`sessions an earlier run left open on the cluster are still running after ${LEFTOVERS_LIMIT_MS / 1000} s`);
+    const done = await inBatches(open ?? [], TERMINATE_BATCH, ({ workflowId, runId }) =>
+      client.workflow
+        .getHandle(workflowId, runId)
+        .terminate('left open by an earlier test run')
+        .then(() => 1)
+        .catch(() => 0),
+    );
+    terminated += done.reduce((sum: number, one) => sum + one, 0);
     await sleep(1000);
   }
 }

@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../../src/simulator/server';
 import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
 import { startFixedReplyModel } from '../floor/fixedReplyModel';
-import { inBatches } from '../lib/batches';
+import { inBatches } from '../../harness/batches';
 import { cpuReading, cpuSpent, rssBytes } from '../lib/proc';
 import type { ScaleServer } from './servers';
 import { percentile, StepClock } from './stepClock';
