@@ -17,7 +17,7 @@ import { SqliteTranscriptStore } from '../src/store/sqliteStore';
 import { createBuiltinRegistry } from '../src/tools/registry';
 import type { ActivityDeps } from '../src/activities';
 import { createAgentWorker } from '../src/worker';
-import { checkPrebuiltBundle, DEFAULT_BUNDLE_PATH } from '../src/workflowBundle/prebuiltBundle';
+import { checkPrebuiltBundle, DEFAULT_BUNDLE_PATH, WORKFLOW_BUNDLER_OPTIONS } from '../src/workflowBundle/prebuiltBundle';
 import { entryPoint, finished, spawnNode, type Finished } from './processes';
 import { startTestTemporal, type TestTemporal } from './temporal';
 
@@ -174,7 +174,7 @@ export async function startStackOn(temporal: TestTemporal, options: StackOptions
 async function workflowBundle(): Promise<WorkflowBundleOption> {
   const prebuilt = checkPrebuiltBundle(DEFAULT_BUNDLE_PATH);
   if (prebuilt.usable) return { codePath: prebuilt.codePath };
-  return bundleWorkflowCode({ workflowsPath: require.resolve('../src/workflows'), logger: new DefaultLogger('WARN') });
+  return bundleWorkflowCode({ ...WORKFLOW_BUNDLER_OPTIONS, logger: new DefaultLogger('WARN') });
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */

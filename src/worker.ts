@@ -4,7 +4,7 @@
  * the environment and starts the built-in simulator when no model endpoint is configured.
  */
 import type { DataConverter } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata, type Logger, type WorkflowBundleOption } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type LogMetadata, type Logger, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, createHostActivities, type ActivityDeps } from './activities';
 import { agentdDataConverter, describeEncryption } from './codec/dataConverter';
 import { readConfig, usesSimulator, type AgentdConfig } from './config/config';
@@ -27,7 +27,7 @@ import { detectSandboxFromEnv, sandboxSettingsOf } from './worker/sandboxFromCon
 import { loadUserTools } from './tools/userTools';
 import { telemetrySinks } from './telemetry/sinks';
 import { tracingFromEnv } from './telemetry/tracing';
-import { bundlePathFromEnv, checkPrebuiltBundle, WORKFLOWS_ENTRY } from './workflowBundle/prebuiltBundle';
+import { bundlePathFromEnv, checkPrebuiltBundle, WORKFLOW_BUNDLER_OPTIONS } from './workflowBundle/prebuiltBundle';
 import { drainOnSignals, requestShutdown } from './worker/workerShutdown';
 
 export interface AgentWorkerOptions {
@@ -78,13 +78,14 @@ export function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> 
 }
 
 /** The caller's bundle, else the prebuilt one when it matches this worker's workflow code, else bundling at start. */
-function workflowCode(options: AgentWorkerOptions): { workflowBundle: WorkflowBundleOption } | { workflowsPath: string } {
+function workflowCode(options: AgentWorkerOptions): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
   if (options.workflowBundle) return { workflowBundle: options.workflowBundle };
   const check = checkPrebuiltBundle(bundlePathFromEnv());
   if (check.usable) return { workflowBundle: { codePath: check.codePath } };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   log(`agentd worker: ${check.why}; bundling the workflow code at start, which takes seconds (run \`npm run build\` to prebuild it)`);
-  return { workflowsPath: WORKFLOWS_ENTRY };
+  const { workflowsPath, preloadModules } = WORKFLOW_BUNDLER_OPTIONS;
+  return { workflowsPath, bundlerOptions: { preloadModules } };
 }
 
 /** The second worker of a host: only the activities that touch workspaces, on the host's own queue. */

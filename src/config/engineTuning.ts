@@ -54,8 +54,9 @@ export const ENGINE_TUNING = {
   worker: {
     /**
      * Workflows kept in memory between tasks (AGENTD_WORKFLOW_CACHE_SIZE overrides it). The SDK's
-     * default grows with the heap (over a thousand here), and each cached session holds ~1.8 MB; an
-     * evicted one costs nothing until its next message, which then replays its run's history.
+     * default grows with the heap (over a thousand here), and each cached session held ~1.8 MB (about
+     * 0.9 MB less since sessions share zod, src/workflows/sharedZod.ts); an evicted one costs
+     * nothing until its next message, which then replays its run's history.
      * Fifty covers fifty sessions stepping at once with no replay between their steps; what 500
      * idle sessions cost with it, and a wake with and without the cache, is measured by
      * `npm run bench -- --only=overhead` (bench/results/bench-overhead.md).

@@ -4,12 +4,12 @@
  */
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { writeFile } from 'node:fs/promises';
-import { currentManifest, DEFAULT_BUNDLE_PATH, manifestPathOf, WORKFLOWS_ENTRY } from './prebuiltBundle';
+import { currentManifest, DEFAULT_BUNDLE_PATH, manifestPathOf, WORKFLOW_BUNDLER_OPTIONS } from './prebuiltBundle';
 
 export async function buildWorkflowBundle(bundlePath = DEFAULT_BUNDLE_PATH): Promise<void> {
   // The manifest is taken before bundling: files changed meanwhile make it stale, never falsely fresh.
   const manifest = currentManifest();
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({ ...WORKFLOW_BUNDLER_OPTIONS, logger: new DefaultLogger('WARN') });
   await writeFile(bundlePath, code);
   await writeFile(manifestPathOf(bundlePath), `${JSON.stringify(manifest, null, 2)}\n`);
 }

@@ -14,6 +14,11 @@ const DIST = join(__dirname, '..', '..');
 /** The compiled workflow entry the bundle is built from. */
 export const WORKFLOWS_ENTRY = join(DIST, 'src', 'workflows', 'index.js');
 export const DEFAULT_BUNDLE_PATH = join(DIST, 'workflow-bundle.js');
+/** How every agentd bundle is built: the entry, and the modules every cached session shares (src/workflows/sharedZod.ts). */
+export const WORKFLOW_BUNDLER_OPTIONS = {
+  workflowsPath: WORKFLOWS_ENTRY,
+  preloadModules: [join(DIST, 'src', 'workflows', 'sharedZod.js')],
+};
 /** Overrides where the worker looks for the bundle (a deployment that keeps it elsewhere, a test). */
 export const BUNDLE_PATH_ENV = 'AGENTD_WORKFLOW_BUNDLE';
 

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
-import { BUNDLE_PATH_ENV, BundleManifestSchema, checkPrebuiltBundle, DEFAULT_BUNDLE_PATH, manifestPathOf } from '../../src/workflowBundle/prebuiltBundle';
+import { BUNDLE_PATH_ENV, BundleManifestSchema, checkPrebuiltBundle, DEFAULT_BUNDLE_PATH, manifestPathOf, WORKFLOW_BUNDLER_OPTIONS } from '../../src/workflowBundle/prebuiltBundle';
 import { workflowSources } from '../../src/workflowBundle/workflowSources';
 import { startStack, type Stack } from '../../harness/stack';
 import { startWorkerProcess } from '../../harness/workerProcess';
@@ -59,6 +59,18 @@ describe('prebuilt workflow bundle', () => {
     const stderr = await sessionOnWorker('prebuilt', DEFAULT_BUNDLE_PATH);
     assert.doesNotMatch(stderr, /bundling/i);
     assert.match(stderr, /agentd worker on /, 'the worker did start and say so');
+  });
+
+  it('the bundle preloads the modules every session shares, and its fingerprint covers them', async () => {
+    const code = await readFile(DEFAULT_BUNDLE_PATH, 'utf8');
+    const preload = /exports\.preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(code)?.[1] ?? '';
+    const manifest = BundleManifestSchema.parse(JSON.parse(await readFile(manifestPathOf(DEFAULT_BUNDLE_PATH), 'utf8')));
+    assert.ok(WORKFLOW_BUNDLER_OPTIONS.preloadModules.length > 0);
+    for (const module of WORKFLOW_BUNDLER_OPTIONS.preloadModules) {
+      const file = relative(join(DEFAULT_BUNDLE_PATH, '..'), module);
+      assert.ok(preload.includes(`/${file}"`), `${file} is preloaded: ${preload}`);
+      assert.ok(manifest.files.includes(file), `${file} is in the fingerprint`);
+    }
   });
 
   it('a worker without a bundle says so in one line, bundles, and runs a session', async () => {
