@@ -10,5 +10,3 @@
 import { z } from 'zod';
 
 z.array(z.string());
-
-export { z };
