@@ -16,10 +16,12 @@ import { writePatiently } from './patientStoreWrite';
 import { toModelFailure } from './modelFailure';
 import { requestChat } from './spans';
 import { usageOf } from './usage';
+import { hostIdOf } from './hostId';
 import { ANSWER_PREVIEW_CHARS, type CallModelInput, type CallModelResult, type ModelUsage } from './types';
 
 export function createCallModel(deps: ActivityDeps) {
   const { store } = deps;
+  const hostId = hostIdOf(deps);
   return async function callModel(input: CallModelInput): Promise<CallModelResult> {
     const tools = await toolsOf(deps, input.sessionId, input.tools);
     const toolSchemaTokens = toolTokensOf(tools);
@@ -28,7 +30,7 @@ export function createCallModel(deps: ActivityDeps) {
     // before the request: an attempt whose worker was paused (SIGSTOP, a frozen VM) past its
     // timeout wakes up here while another attempt may have stored the reply meanwhile.
     const stored = await store.get(input.sessionId, input.seq);
-    if (stored) return resultOf(stored, true, toolSchemaTokens, tools);
+    if (stored) return { ...resultOf(stored, true, toolSchemaTokens, tools), hostId };
     // A retry with nothing stored: the attempt before may have been answered (and billed) and then
     // lost with its worker. It cannot be told from a retry after an endpoint error, so it is "possibly".
     const possiblyBilledCalls = Context.current().info.attempt > 1 ? 1 : 0;
@@ -53,7 +55,7 @@ export function createCallModel(deps: ActivityDeps) {
         ...(dropped.length > 0 ? { droppedToolCalls: dropped } : {}),
       }),
     );
-    const result = resultOf(saved, false, toolSchemaTokens, tools);
+    const result = { ...resultOf(saved, false, toolSchemaTokens, tools), hostId };
     return possiblyBilledCalls > 0 ? { ...result, possiblyBilledCalls } : result;
   };
 }

@@ -1,4 +1,5 @@
 /** The tool activity: runs one declared tool call in the session's workspace and stores its result. */
+import { ApplicationFailure } from '@temporalio/activity';
 import { messageText } from '../model/messageText';
 import type { ToolCall } from '../model/messages';
 import type { StoredMessage } from '../store/transcriptStore';
@@ -14,7 +15,8 @@ import { withHeartbeat } from './heartbeat';
 import { capText } from '../model/capText';
 import { measureOf } from './measure';
 import { writePatiently } from './patientStoreWrite';
-import { ANSWER_PREVIEW_CHARS, ERROR_LINE_CHARS, type RunToolInput, type RunToolResult } from './types';
+import { hostIdOf } from './hostId';
+import { ActivityFailureType, ANSWER_PREVIEW_CHARS, ERROR_LINE_CHARS, type RunToolInput, type RunToolResult } from './types';
 
 interface ToolMeta {
   toolName: string;
@@ -25,6 +27,7 @@ interface ToolMeta {
 
 export function createRunTool(deps: ActivityDeps) {
   const { store, workspaceRoot } = deps;
+  const hostId = hostIdOf(deps);
   const sandbox = deps.commandSandbox;
   /** Runs the call; a tool that crashes is news for the model, not a reason to end the session. */
   async function execute(tools: ToolRegistry, input: RunToolInput, call: ToolCall, meta: ToolMeta): Promise<string> {
@@ -95,6 +98,14 @@ export function createRunTool(deps: ActivityDeps) {
   }
 
   return async function runTool(input: RunToolInput): Promise<RunToolResult> {
+    if (input.onlyOnHost !== undefined && input.onlyOnHost !== hostId) {
+      // Untouched: the workflow sends the call on to the owner's queue.
+      throw ApplicationFailure.create({
+        message: `tool call seq ${input.seq} belongs to host ${input.onlyOnHost}'s workspace, not to this host (${hostId})`,
+        type: ActivityFailureType.workspaceElsewhere,
+        nonRetryable: true,
+      });
+    }
     const stored = await store.get(input.sessionId, input.seq);
     if (stored) return resultOf(stored, true);
 

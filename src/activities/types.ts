@@ -72,6 +72,12 @@ export interface CallModelResult {
    * tokens are unknown. Absent when 0, and in histories from before it.
    */
   possiblyBilledCalls?: number;
+  /**
+   * The host whose worker ran this call, which is where the session's workflow tasks run now: its
+   * next tool call tries that worker first when that host owns the workspace. Absent in histories
+   * from before it.
+   */
+  hostId?: string;
 }
 
 export interface RunToolInput {
@@ -91,8 +97,13 @@ export interface RunToolInput {
   delegated?: DelegationOutcome;
   /** The step's trace, for this call's span. */
   trace?: StepTrace;
+  /**
+   * Set on the one attempt sent to the shared queue for the host that owns the workspace
+   * (WorkspaceAffinity): a worker on any other host refuses it (`workspaceElsewhere`) before it
+   * reads or runs anything. Absent on a host's own queue, and in histories from before it.
+   */
+  onlyOnHost?: string;
 }
-
 
 export interface RunToolResult {
   measure: MessageMeasure;
@@ -143,6 +154,8 @@ export const ActivityFailureType = {
    * Its details carry a `SummaryRejectedDetails`.
    */
   summaryRejected: 'SummaryRejected',
+  /** A tool call meant for the workspace's host reached a worker on another host, which refused it untouched. */
+  workspaceElsewhere: 'WorkspaceElsewhere',
   /** claimWorkspace ran on the host being left; retried so another worker takes it. */
   workspaceHostAvoided: 'WorkspaceHostAvoided',
   /** The store holds another run's rows under this session id, and no replacement was asked for. */

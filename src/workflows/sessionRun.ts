@@ -149,6 +149,7 @@ export class SessionRun implements ToolCallRunner {
 
   private noteReply(reply: CallModelResult, billed: CallSpend): void {
     this.interrupt.noteReply(reply);
+    this.affinity.noteModelHost(reply.hostId);
     this.telemetry.noteReply(reply.toolCalls.length, billed);
     this.delegations.noteReply(reply.toolCalls);
     if (reply.droppedToolCalls) {

@@ -1,10 +1,11 @@
 /**
  * Which host's worker runs a session's tool calls: the session claims a workspace on its first tool
  * call and sends every later one to that host's queue; when nobody takes them for
- * `workspaceFailoverSeconds`, it claims a fresh workspace elsewhere. Runs in the workflow sandbox.
+ * `workspaceFailoverSeconds`, it claims a fresh workspace elsewhere. While the session's workflow
+ * tasks run on the owner itself, a call first goes eagerly to that worker. Runs in the workflow sandbox.
  */
-import { ActivityFailure, patched, TimeoutFailure } from '@temporalio/workflow';
-import type { RunToolInput, RunToolResult, WorkspaceClaim } from '../activities/types';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailureType, type RunToolInput, type RunToolResult, type WorkspaceClaim } from '../activities/types';
 import { workspaceFailoverNotice } from '../model/noticeFormat';
 import type { SessionInput } from '../session/input';
 import type { WorkspaceReport } from '../session/state';
@@ -13,6 +14,8 @@ import type { AffinityCarry } from './sessionCarry';
 
 /** Histories from before affinity ran every tool call on the shared queue; they must replay so. */
 const AFFINITY_PATCH = 'workspace-affinity';
+/** Histories from before the eager attempt sent every call straight to the host queue. */
+const OWNER_EAGERLY_PATCH = 'workspace-owner-eagerly';
 
 type RunTool = (input: RunToolInput) => Promise<RunToolResult>;
 
@@ -21,12 +24,16 @@ export class WorkspaceAffinity {
   // Calls running side by side (reads) share one claim and one failover: the first to need it asks, the others wait for its answer.
   private readonly claiming = new SharedRun();
   private readonly failingOver = new SharedRun();
+  /** The host whose worker ran the latest model call, where the next tool call's workflow task most likely runs. */
+  private modelHost?: string;
+  /** Off for the rest of this run once a worker refused an eager attempt: this cluster's tasks do not stay on one worker. */
+  private eagerRefused = false;
 
   constructor(
     private readonly sessionId: string,
     private readonly input: SessionInput,
-    /** `runTool` on the shared queue, as sessions from before affinity call it, and `claimWorkspace`. */
-    private readonly activities: Pick<SessionActivities, 'runTool' | 'claimWorkspace'>,
+    /** `runTool` on the shared queue as sessions from before affinity call it, its one eager attempt, and `claimWorkspace`. */
+    private readonly activities: Pick<SessionActivities, 'runTool' | 'runToolEagerly' | 'claimWorkspace'>,
     /** Called on a failover with the warning for the state and the notice for the transcript (none when the host came back). */
     private readonly onFailover: (warning: string, notice?: string) => void,
     /** This run's slice of the session carry, changed in place. */
@@ -41,6 +48,16 @@ export class WorkspaceAffinity {
         this.carried.claim = await this.activities.claimWorkspace({ sessionId: this.sessionId });
       });
     }
+    const owner = this.carried.claim!.hostId;
+    if (this.modelHost === owner && !this.eagerRefused && patched(OWNER_EAGERLY_PATCH)) {
+      try {
+        return await this.activities.runToolEagerly({ ...toolInput, onlyOnHost: owner });
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        if (isRefusedElsewhere(error)) this.eagerRefused = true;
+        // Any other failure (a lost worker, the store away) is the host queue's to retry or fail over.
+      }
+    }
     for (;;) {
       const claim = this.carried.claim!;
       try {
@@ -51,6 +68,11 @@ export class WorkspaceAffinity {
         if (this.carried.claim === claim) await this.failingOver.run(() => this.failOver(claim));
       }
     }
+  }
+
+  /** Where the session's latest model call ran (absent in histories from before it was reported). */
+  noteModelHost(hostId: string | undefined): void {
+    this.modelHost = hostId;
   }
 
   report(): WorkspaceReport | undefined {
@@ -91,6 +113,10 @@ function isScheduleToStartTimeout(error: unknown): boolean {
     error.cause instanceof TimeoutFailure &&
     error.cause.timeoutType === 'SCHEDULE_TO_START'
   );
+}
+
+function isRefusedElsewhere(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === ActivityFailureType.workspaceElsewhere;
 }
 
 /** One piece of work at a time: a caller arriving while it runs waits for that run instead of starting another. */

@@ -3,11 +3,11 @@
  * every session's files are where its tool calls wrote them, and a session whose host dies moves on.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { temporal } from '@temporalio/proto';
-import { hostTaskQueue } from '../../src/session/definitions';
+import { hostTaskQueue, TASK_QUEUE } from '../../src/session/definitions';
 import type { SessionState } from '../../src/session/state';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { totalRejected } from '../../src/simulator/stats';
@@ -91,6 +91,22 @@ describe('worker affinity for workspaces', () => {
     }).length;
   }
 
+  /** The session's runTool attempts by task queue, and how many a worker refused as meant for another host. */
+  async function toolAttempts(sessionId: string): Promise<{ byQueue: Map<string, number>; refused: number }> {
+    const { events } = await stack.client.workflow.getHandle(sessionId).fetchHistory();
+    const byQueue = new Map<string, number>();
+    let refused = 0;
+    for (const event of events ?? []) {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled?.activityType?.name === 'runTool') {
+        const queue = scheduled.taskQueue?.name ?? '';
+        byQueue.set(queue, (byQueue.get(queue) ?? 0) + 1);
+      }
+      if (event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'WorkspaceElsewhere') refused += 1;
+    }
+    return { byQueue, refused };
+  }
+
   /** The newest events of the session's history, by type, for a failure message. */
   async function lastEvents(sessionId: string): Promise<string> {
     const { events } = await stack.client.workflow.getHandle(sessionId).fetchHistory();
@@ -101,13 +117,13 @@ describe('worker affinity for workspaces', () => {
   }
 
   /** A worker process serving `host`'s queue with its workspaces under `root`. */
-  function startHostWorker(host: string, root: string): WorkerProcess {
+  function startHostWorker(host: string, root: string, extra: NodeJS.ProcessEnv = {}): WorkerProcess {
     return startWorkerProcess({
       temporalAddress: stack.temporal.address,
       storeFile: stack.storeFile,
       workspaceRoot: root,
       modelBaseURL: simulator.baseURL,
-      extra: { AGENTD_HOST_ID: host },
+      extra: { AGENTD_HOST_ID: host, ...extra },
     });
   }
 
@@ -145,6 +161,9 @@ describe('worker affinity for workspaces', () => {
         assert.equal(readFileSync(join(rootOf(owner), sessionId, file.path), 'utf8'), file.content, `${file.path} is on ${owner}`);
       }
       assert.equal(existsSync(join(rootOf(otherThan(owner)), sessionId)), false, `nothing of ${sessionId} on the other host`);
+      // The session's workflow tasks stay on the owner's worker, so its tool calls go there eagerly.
+      const attempts = await toolAttempts(sessionId);
+      assert.ok((attempts.byQueue.get(TASK_QUEUE) ?? 0) >= 1, `session ${sessionId}: eager tool calls on the shared queue: ${JSON.stringify([...attempts.byQueue])}`);
     }
     assert.equal(totalRejected(simulator.stats()), 0, 'no request the strict endpoint refused');
     const counts = HOSTS.map((host) => `${host}: ${[...owners.values()].filter((owner) => owner === host).length}`);
@@ -205,6 +224,7 @@ describe('worker affinity for workspaces', () => {
     const startLone = () => startHostWorker(host, root);
     const first = startLone();
     let second: WorkerProcess | undefined;
+    let standIn: WorkerProcess | undefined;
     try {
       // A command line no other test or run could have: the kill must wait for this session's own command.
       const command = `sleep 120; echo lone-${process.pid}-${Date.now()}`;
@@ -216,8 +236,12 @@ describe('worker affinity for workspaces', () => {
       });
       await eventually(async () => (commandRunning(command) ? true : undefined), 'the sleep running', 2 * MINUTE);
       await first.stop('SIGKILL');
-      // The running call's heartbeat times out (6 s) and its retry waits 2 s on the host queue; the
-      // session then asks for a new workspace, which only this host, once back, can give.
+      // The running call's heartbeat times out (6 s). A worker of another host that can make no
+      // workspace runs the session's workflow tasks meanwhile: the retry waits 2 s on the lone host's
+      // queue, and the session asks for a new workspace, which only the lone host, once back, can give.
+      const blocker = join(stack.dir, 'not-a-folder');
+      writeFileSync(blocker, '');
+      standIn = startHostWorker('host-stand-in', join(blocker, 'workspaces'));
       await eventually(async () => ((await scheduleToStartTimeouts(handle.workflowId)) >= 1 ? true : undefined), 'the host queue timing out', 2 * MINUTE).catch(
         async (error: unknown) => {
           // CI once timed out here and could not say why: the history's last events go with the failure.
@@ -240,7 +264,39 @@ describe('worker affinity for workspaces', () => {
       assert.match(errors[0] ?? '', /^error: interrupted: an earlier attempt of run_command started but never finished/);
       assert.equal(readFileSync(join(root, handle.workflowId, 'kept.txt'), 'utf8'), 'still here');
     } finally {
+      await standIn?.stop('SIGTERM');
       await second?.stop('SIGTERM');
+    }
+  });
+
+  it('sends a tool call that reached another host on to the owner', { timeout: 5 * MINUTE }, async () => {
+    // No cache: every workflow task goes to whichever worker polls first, so a call sent eagerly to
+    // the owner's worker sometimes lands on the other host's.
+    const hosts = ['host-c', 'host-d'] as const;
+    const uncached = new Map(hosts.map((host) => [host, startHostWorker(host, join(stack.dir, `workspaces-${host}`), { AGENTD_WORKFLOW_CACHE_SIZE: '0' })]));
+    try {
+      let refused = 0;
+      for (let round = 0; round < 6 && refused === 0; round++) {
+        const handles = await Promise.all(
+          Array.from({ length: 4 }, (_, index) => stack.sessions.start({ task: `uncached round ${round} session ${index} [sim steps=12]`, model: 'agentd-sim' })),
+        );
+        for (const handle of handles) {
+          const result = await stack.sessions.result(handle.workflowId);
+          assert.equal(result.outcome, 'finished');
+          const owner = (await stack.sessions.state(handle.workflowId)).workspace?.hostId;
+          assert.ok(owner !== undefined && hosts.some((host) => host === owner), `a workspace on host-c or host-d: ${owner}`);
+          const rows = await stack.store.list(handle.workflowId);
+          assert.deepEqual(errorResults(rows), [], `session ${handle.workflowId}: every read found its write`);
+          for (const file of writes(rows)) {
+            assert.equal(readFileSync(join(stack.dir, `workspaces-${owner}`, handle.workflowId, file.path), 'utf8'), file.content, `${file.path} is on ${owner}`);
+          }
+          refused += (await toolAttempts(handle.workflowId)).refused;
+        }
+      }
+      assert.ok(refused >= 1, 'some eager tool call reached the other host and was refused there');
+      console.log(`uncached workers: ${refused} eager tool call(s) refused by the other host and run on the owner's queue`);
+    } finally {
+      for (const worker of uncached.values()) await worker.stop('SIGTERM');
     }
   });
 });
