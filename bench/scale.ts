@@ -193,7 +193,7 @@ export function scaleReport(cells: readonly CellResult[], options: ScaleOptions)
     "same two activities per step: one chat completion through the real `openai` client to a fixed-reply endpoint with the same latency,",
     "and one store write each). Each worker's workflow cache holds every session of its cell (`AGENTD_WORKFLOW_CACHE_SIZE`), and both run",
     "agentd's ENGINE_TUNING worker settings, so up to 1,000 activities at once. The dev server is the Temporal CLI's (SQLite, the SQLite",
-    'transcript store); the cluster is scripts/temporal-cluster.sh (Temporal server 1.32.2 on PostgreSQL, the PostgreSQL transcript store).',
+    'transcript store); the cluster is scripts/temporal-cluster.sh (Temporal server 1.32.2 on PostgreSQL, the PostgreSQL transcript store), started on empty databases unless it was running already.',
     '',
     `A cell starts its sessions, waits until each has been answered three times (so its first tool call, which claims a workspace, is behind it), and counts for ${options.windowSeconds} s:`,
     'steps are the model answers (counted at the endpoint); CPU is user + system time from /proc/<pid>/stat of the worker',

@@ -12,7 +12,7 @@
 # pinned version and cached in ~/.cache/agentd/temporal-server/<version> (about 3 minutes on 2 cores).
 #
 #   usage: eval "$(scripts/temporal-cluster.sh start)"   prints AGENTD_TEST_CLUSTER_ADDRESS and _STORE
-#          scripts/temporal-cluster.sh stop | restart | build | status
+#          scripts/temporal-cluster.sh stop | restart | reset | build | status
 #          scripts/temporal-cluster.sh pids     the server's pid and its PostgreSQL's (for /proc readings)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,8 @@ cache=${XDG_CACHE_HOME:-$HOME/.cache}/agentd/temporal-server/$version
 port=${AGENTD_CLUSTER_PORT:-7333}
 dir=${AGENTD_CLUSTER_DIR:-${TMPDIR:-/tmp}/agentd-temporal-cluster-$port}
 deploy=$PWD/deploy/temporal
+# Temporal's two databases and agentd's transcript store, on scripts/test-postgres.sh's PostgreSQL.
+history_db=agentd_cluster visibility_db=agentd_cluster_visibility store_db=agentd_cluster_store
 
 say() { echo "temporal-cluster: $*" >&2; }
 
@@ -68,7 +70,7 @@ server_env() {
   . "$deploy/server.env"
   set +a
   export POSTGRES_SEEDS=$pg_host DB_PORT=$pg_port POSTGRES_USER=$pg_user POSTGRES_PWD=
-  export DBNAME=agentd_cluster VISIBILITY_DBNAME=agentd_cluster_visibility
+  export DBNAME=$history_db VISIBILITY_DBNAME=$visibility_db
   export BIND_ON_IP=127.0.0.1 TEMPORAL_BROADCAST_ADDRESS=127.0.0.1
   export DYNAMIC_CONFIG_FILE_PATH=$deploy/dynamicconfig.yaml
   export FRONTEND_GRPC_PORT=$port FRONTEND_HTTP_PORT=$((port + 10)) FRONTEND_MEMBERSHIP_PORT=$((port + 100))
@@ -94,7 +96,7 @@ start() {
   server_env
   mkdir -p "$dir"
   if ! running_pid >/dev/null; then
-    PATH=$cache/bin:$PATH TEMPORAL_SCHEMA_DIR=$cache/schema/postgresql/v12 AGENTD_DATABASE=agentd_cluster_store \
+    PATH=$cache/bin:$PATH TEMPORAL_SCHEMA_DIR=$cache/schema/postgresql/v12 AGENTD_DATABASE=$store_db \
       sh "$deploy/setup-postgres.sh" >"$dir/setup.log" 2>&1 || { cat "$dir/setup.log" >&2; exit 1; }
     say "starting the server on 127.0.0.1:$port (log $dir/server.log)"
     setsid "$cache/bin/temporal-server" --allow-no-auth start >>"$dir/server.log" 2>&1 </dev/null &
@@ -117,7 +119,7 @@ start() {
   done
   say "up: Temporal $version on 127.0.0.1:$port, PostgreSQL $pg_host:$pg_port (metrics on 127.0.0.1:$((port + 20)))"
   echo "export AGENTD_TEST_CLUSTER_ADDRESS=127.0.0.1:$port"
-  echo "export AGENTD_TEST_CLUSTER_STORE=postgres://$pg_user@$pg_host:$pg_port/agentd_cluster_store"
+  echo "export AGENTD_TEST_CLUSTER_STORE=postgres://$pg_user@$pg_host:$pg_port/$store_db"
 }
 
 stop() {
@@ -130,10 +132,24 @@ stop() {
   say "stopped"
 }
 
+# Closed workflows stay for the namespace's 7-day retention, and a cluster that carries thousands of
+# them costs more per step: the scale benchmark measures one on empty databases, as it measures a
+# fresh dev server. The next start sets them up again.
+reset() {
+  stop
+  postgres
+  local db
+  for db in "$history_db" "$visibility_db" "$store_db"; do
+    psql "postgres://$pg_user@$pg_host:$pg_port/postgres" -qc "DROP DATABASE IF EXISTS $db" >/dev/null
+  done
+  say "databases dropped: $history_db, $visibility_db, $store_db"
+}
+
 case "${1:-start}" in
   start) start ;;
   stop) stop ;;
   restart) stop; start ;;
+  reset) reset ;;
   build) build; echo "$cache/bin/temporal-server" ;;
   status) if pid=$(running_pid); then say "running (pid $pid) on 127.0.0.1:$port"; else say "not running"; exit 1; fi ;;
   pids)
@@ -142,5 +158,5 @@ case "${1:-start}" in
     echo "server $pid"
     echo "postgres $(head -1 "$pg_dir/postmaster.pid")"
     ;;
-  *) echo "usage: $0 start|stop|restart|build|status|pids" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|reset|build|status|pids" >&2; exit 2 ;;
 esac

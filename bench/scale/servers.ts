@@ -50,15 +50,21 @@ function exported(output: string, name: string): string {
 }
 
 /**
- * The cluster, started when it is not running (built on first use: minutes) and stopped again at
- * close only if this run started it.
+ * The cluster, started when it is not running (built on first use: minutes), on databases emptied
+ * first, and stopped again at close only if this run started it. A cluster already running keeps its
+ * databases, and the log says so: its figures are then not comparable with a fresh one's.
  */
 export async function clusterServer(log: (line: string) => void): Promise<ScaleServer> {
   const wasRunning = await run('bash', [clusterScript(), 'status']).then(
     () => true,
     () => false,
   );
-  if (!wasRunning) log('starting the Temporal cluster (scripts/temporal-cluster.sh start)');
+  if (wasRunning) {
+    log('the Temporal cluster is running already: measured on its databases as they are, not fresh ones');
+  } else {
+    log('starting the Temporal cluster on empty databases (scripts/temporal-cluster.sh reset, then start)');
+    await run('bash', [clusterScript(), 'reset']);
+  }
   const started = await run('bash', [clusterScript(), 'start'], { maxBuffer: 16 * 1024 * 1024 });
   const pids = Object.fromEntries(
     (await run('bash', [clusterScript(), 'pids'])).stdout

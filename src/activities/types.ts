@@ -98,7 +98,7 @@ export interface RunToolInput {
   /** The step's trace, for this call's span. */
   trace?: StepTrace;
   /**
-   * Set on the one attempt sent to the shared queue for the host that owns the workspace
+   * Set on a call sent on the shared queue to the worker of the host that owns the workspace
    * (WorkspaceAffinity): a worker on any other host refuses it (`workspaceElsewhere`) before it
    * reads or runs anything. Absent on a host's own queue, and in histories from before it.
    */

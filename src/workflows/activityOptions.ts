@@ -60,18 +60,6 @@ export const activityOptions = {
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
     retry: STORE_OUTAGE_RETRY,
   }),
-  /**
-   * One attempt on the shared queue, which the server hands straight back to the worker that
-   * completed the workflow task (eager dispatch) when that worker has a slot: the owner's tool call
-   * without the round trip through its host queue, which cost the server a third or more of its
-   * CPU per step (DESIGN §8 "Where a step's time goes"). Whatever fails it goes to the host queue,
-   * which has the retries and the failover.
-   */
-  runToolEagerly: (input: SessionInput): ActivityOptions => ({
-    startToCloseTimeout: input.toolTimeoutSeconds * 1000 + TOOL_OVERHEAD_MS,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
-    retry: { maximumAttempts: 1 },
-  }),
   /** Pruning views, session memories, reading a delegation: store work, with the same patience for a store outage. */
   storeWork: (): ActivityOptions => ({
     startToCloseTimeout: '1 minute',
@@ -98,7 +86,6 @@ export function sessionActivities(input: SessionInput) {
     storeMessages: proxyActivities<Pick<Activities, 'storeMessages'>>(activityOptions.storeMessages()).storeMessages,
     callModel: proxyActivities<Pick<Activities, 'callModel'>>(activityOptions.callModel(input)).callModel,
     runTool: runToolActivity(input),
-    runToolEagerly: proxyActivities<Pick<Activities, 'runTool'>>(activityOptions.runToolEagerly(input)).runTool,
     cutToolResults: storeWork.cutToolResults,
     storeSessionMemory: storeWork.storeSessionMemory,
     readDelegation: storeWork.readDelegation,

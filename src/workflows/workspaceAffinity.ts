@@ -2,9 +2,9 @@
  * Which host's worker runs a session's tool calls: the session claims a workspace on its first tool
  * call and sends every later one to that host's queue; when nobody takes them for
  * `workspaceFailoverSeconds`, it claims a fresh workspace elsewhere. While the session's workflow
- * tasks run on the owner itself, a call first goes eagerly to that worker. Runs in the workflow sandbox.
+ * tasks run on the owner itself, a call goes eagerly to that worker instead. Runs in the workflow sandbox.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, patched, TimeoutFailure } from '@temporalio/workflow';
 import { ActivityFailureType, type RunToolInput, type RunToolResult, type WorkspaceClaim } from '../activities/types';
 import { workspaceFailoverNotice } from '../model/noticeFormat';
 import type { SessionInput } from '../session/input';
@@ -26,14 +26,14 @@ export class WorkspaceAffinity {
   private readonly failingOver = new SharedRun();
   /** The host whose worker ran the latest model call, where the next tool call's workflow task most likely runs. */
   private modelHost?: string;
-  /** Off for the rest of this run once a worker refused an eager attempt: this cluster's tasks do not stay on one worker. */
+  /** Off for the rest of this run once a worker of another host refused a call: this cluster's tasks do not stay on one worker. */
   private eagerRefused = false;
 
   constructor(
     private readonly sessionId: string,
     private readonly input: SessionInput,
-    /** `runTool` on the shared queue as sessions from before affinity call it, its one eager attempt, and `claimWorkspace`. */
-    private readonly activities: Pick<SessionActivities, 'runTool' | 'runToolEagerly' | 'claimWorkspace'>,
+    /** `runTool` on the shared queue, as sessions from before affinity and calls sent eagerly to the owner use it, and `claimWorkspace`. */
+    private readonly activities: Pick<SessionActivities, 'runTool' | 'claimWorkspace'>,
     /** Called on a failover with the warning for the state and the notice for the transcript (none when the host came back). */
     private readonly onFailover: (warning: string, notice?: string) => void,
     /** This run's slice of the session carry, changed in place. */
@@ -51,11 +51,13 @@ export class WorkspaceAffinity {
     const owner = this.carried.claim!.hostId;
     if (this.modelHost === owner && !this.eagerRefused && patched(OWNER_EAGERLY_PATCH)) {
       try {
-        return await this.activities.runToolEagerly({ ...toolInput, onlyOnHost: owner });
+        // On the shared queue with the usual retries: the server hands the first attempt straight back
+        // to this worker (eager dispatch); a retry after a lost worker goes to whoever polls first,
+        // which runs it on the owner's host and refuses it anywhere else.
+        return await this.activities.runTool({ ...toolInput, onlyOnHost: owner });
       } catch (error) {
-        if (isCancellation(error)) throw error;
-        if (isRefusedElsewhere(error)) this.eagerRefused = true;
-        // Any other failure (a lost worker, the store away) is the host queue's to retry or fail over.
+        if (!isRefusedElsewhere(error)) throw error;
+        this.eagerRefused = true;
       }
     }
     for (;;) {
