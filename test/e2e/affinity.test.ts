@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { temporal } from '@temporalio/proto';
+import { ActivityFailureType } from '../../src/activities/types';
 import { hostTaskQueue, TASK_QUEUE } from '../../src/session/definitions';
 import type { SessionState } from '../../src/session/state';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
@@ -102,7 +103,7 @@ describe('worker affinity for workspaces', () => {
         const queue = scheduled.taskQueue?.name ?? '';
         byQueue.set(queue, (byQueue.get(queue) ?? 0) + 1);
       }
-      if (event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === 'WorkspaceElsewhere') refused += 1;
+      if (event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === ActivityFailureType.workspaceElsewhere) refused += 1;
     }
     return { byQueue, refused };
   }
@@ -237,8 +238,9 @@ describe('worker affinity for workspaces', () => {
       await eventually(async () => (commandRunning(command) ? true : undefined), 'the sleep running', 2 * MINUTE);
       await first.stop('SIGKILL');
       // The running call's heartbeat times out (6 s). A worker of another host that can make no
-      // workspace runs the session's workflow tasks meanwhile: the retry waits 2 s on the lone host's
-      // queue, and the session asks for a new workspace, which only the lone host, once back, can give.
+      // workspace takes the retry from the shared queue and refuses it, and runs the session's
+      // workflow tasks meanwhile: the call waits 2 s on the lone host's queue, and the session asks
+      // for a new workspace, which only the lone host, once back, can give.
       const blocker = join(stack.dir, 'not-a-folder');
       writeFileSync(blocker, '');
       standIn = startHostWorker('host-stand-in', join(blocker, 'workspaces'));
