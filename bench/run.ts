@@ -76,7 +76,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   { id: 'delegate', title: 'Delegation: one multi-part job by one session against a parent with children', needsStack: true, run: (stack) => delegateBench(need(stack)) },
   {
     id: 'scale',
-    title: 'The fleet at real latency: 50 to 1,000 sessions at a 2 s model, dev server and cluster, against the I/O floor',
+    title: 'The fleet at real latency: 20 to 1,000 sessions at a 2 s model, dev server and cluster, against the I/O floor',
     needsStack: true,
     run: (stack, shared) => scaleBench(need(stack), shared.argv),
   },
