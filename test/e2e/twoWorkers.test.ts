@@ -59,7 +59,15 @@ describe('two workers sharing a PostgreSQL store', { skip: postgresServer ? fals
         workspaceRoot: join(stack.dir, 'workspaces'),
         modelBaseURL: proxy.baseURL,
       };
-      workers.push(startWorkerProcess(env), startWorkerProcess(env));
+      // Sessions start only once both poll: tool calls go eagerly to the worker running the session,
+      // so a worker that starts late may be handed no session at all, and its kill would prove nothing.
+      const polling = [0, 1].map(
+        () =>
+          new Promise<void>((resolve) => {
+            workers.push(startWorkerProcess({ ...env, onStderr: (line) => line.startsWith('agentd worker on ') && resolve() }));
+          }),
+      );
+      await Promise.all(polling);
       const [doomed, survivor] = workers as [WorkerProcess, WorkerProcess];
       store = await PostgresTranscriptStore.open({ url: database.url });
       const openStore = store;
