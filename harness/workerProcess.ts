@@ -63,3 +63,21 @@ export function startWorkerProcess(env: WorkerEnv): WorkerProcess {
     },
   };
 }
+
+/**
+ * A worker process once it polls its task queue. Tests that need work on every worker start their
+ * sessions after this: a session's tool calls go eagerly to the worker running it, so a worker that
+ * starts late may be handed nothing.
+ */
+export function startPollingWorker(env: WorkerEnv): Promise<WorkerProcess> {
+  return new Promise((resolve, reject) => {
+    const worker = startWorkerProcess({
+      ...env,
+      onStderr: (line) => {
+        env.onStderr?.(line);
+        if (line.startsWith('agentd worker on ')) resolve(worker);
+      },
+    });
+    void worker.done.then((exit) => reject(new Error(`a worker exited with code ${exit.code} before it polled: ${exit.stderr.slice(-2000)}`)));
+  });
+}

@@ -26,7 +26,7 @@ import { entryPoint, finished, spawnNode } from '../../harness/processes';
 import { startRecordingProxy, type RecordingProxy } from '../../harness/recordingProxy';
 import { eventually } from '../../harness/stack';
 import { auditModelCalls, pairingProblems, seqGaps } from '../../harness/transcriptChecks';
-import { startWorkerProcess, type WorkerEnv, type WorkerProcess } from '../../harness/workerProcess';
+import { startPollingWorker, startWorkerProcess, type WorkerEnv, type WorkerProcess } from '../../harness/workerProcess';
 
 const MINUTE = 60_000;
 const SESSIONS = 20;
@@ -58,7 +58,8 @@ describe('on a real Temporal cluster (PostgreSQL persistence and visibility)', {
     proxy = await startRecordingProxy(simulator.port);
     workspaces = await mkdtemp(join(tmpdir(), 'agentd-cluster-'));
     env = { temporalAddress: address!, storeFile: database.url, workspaceRoot: workspaces, modelBaseURL: proxy.baseURL };
-    workers.push(startWorkerProcess(env), startWorkerProcess(env));
+    // Both poll before any session starts, so both are handed sessions and the kill proves something.
+    workers.push(...(await Promise.all([startPollingWorker(env), startPollingWorker(env)])));
     // Opened after the workers', which race each other to migrate the new database.
     store = await eventually(async () => PostgresTranscriptStore.open({ url: database.url }).catch(() => undefined), 'the store');
   });

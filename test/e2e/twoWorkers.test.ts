@@ -16,7 +16,7 @@ import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../ha
 import { startRecordingProxy, type RecordingProxy } from '../../harness/recordingProxy';
 import { eventually, startServerStack, type ServerStack } from '../../harness/stack';
 import { auditModelCalls, pairingProblems, seqGaps } from '../../harness/transcriptChecks';
-import { startWorkerProcess, type WorkerEnv, type WorkerProcess } from '../../harness/workerProcess';
+import { startPollingWorker, type WorkerEnv, type WorkerProcess } from '../../harness/workerProcess';
 
 const MINUTE = 60_000;
 const SESSIONS = 20;
@@ -59,15 +59,8 @@ describe('two workers sharing a PostgreSQL store', { skip: postgresServer ? fals
         workspaceRoot: join(stack.dir, 'workspaces'),
         modelBaseURL: proxy.baseURL,
       };
-      // Sessions start only once both poll: tool calls go eagerly to the worker running the session,
-      // so a worker that starts late may be handed no session at all, and its kill would prove nothing.
-      const polling = [0, 1].map(
-        () =>
-          new Promise<void>((resolve) => {
-            workers.push(startWorkerProcess({ ...env, onStderr: (line) => line.startsWith('agentd worker on ') && resolve() }));
-          }),
-      );
-      await Promise.all(polling);
+      // Both poll before any session starts, so both are handed sessions and the kill proves something.
+      workers.push(...(await Promise.all([startPollingWorker(env), startPollingWorker(env)])));
       const [doomed, survivor] = workers as [WorkerProcess, WorkerProcess];
       store = await PostgresTranscriptStore.open({ url: database.url });
       const openStore = store;
