@@ -64,20 +64,37 @@ export function startWorkerProcess(env: WorkerEnv): WorkerProcess {
   };
 }
 
+/** What agentd's worker writes to stderr once it polls its task queue. */
+const POLLING_LINE = /^agentd worker on /;
+
+export interface PollingOptions {
+  /** The line that says the process polls. @default agentd's start-up line */
+  readonly readyLine?: RegExp;
+  /** Longest wait for that line. @default 120 s */
+  readonly limitMs?: number;
+}
+
 /**
- * A worker process once it polls its task queue. Tests that need work on every worker start their
- * sessions after this: a session's tool calls go eagerly to the worker running it, so a worker that
- * starts late may be handed nothing.
+ * A worker process once it polls its task queue. Sessions started after this reach every worker
+ * started with it: a session's tool calls go eagerly to the worker running it, so a worker that
+ * starts late may be handed nothing; and a SIGTERM before the line meets no handler yet.
  */
-export function startPollingWorker(env: WorkerEnv): Promise<WorkerProcess> {
+export function startPollingWorker(env: WorkerEnv, options: PollingOptions = {}): Promise<WorkerProcess> {
+  const { readyLine = POLLING_LINE, limitMs = 120_000 } = options;
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`a worker did not start polling within ${limitMs / 1000} s`)), limitMs);
     const worker = startWorkerProcess({
       ...env,
       onStderr: (line) => {
         env.onStderr?.(line);
-        if (line.startsWith('agentd worker on ')) resolve(worker);
+        if (!readyLine.test(line)) return;
+        clearTimeout(timer);
+        resolve(worker);
       },
     });
-    void worker.done.then((exit) => reject(new Error(`a worker exited with code ${exit.code} before it polled: ${exit.stderr.slice(-2000)}`)));
+    void worker.done.then((exit) => {
+      clearTimeout(timer);
+      reject(new Error(`a worker exited with code ${exit.code} before it polled: ${exit.stderr.slice(-2000)}`));
+    });
   });
 }

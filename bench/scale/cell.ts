@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSimulator } from '../../src/simulator/server';
-import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
+import { startPollingWorker, type WorkerProcess } from '../../harness/workerProcess';
 import { startFixedReplyModel } from '../floor/fixedReplyModel';
 import { inBatches } from '../../harness/batches';
 import { cpuReading, cpuSpent, rssBytes } from '../lib/proc';
@@ -58,8 +58,6 @@ const START_BATCH = 50;
 const WARM_ANSWERS = 3;
 /** Longest wait for every session to warm up; an overloaded cell opens its window anyway and says how many did. */
 const SETTLE_LIMIT_MS = 240_000;
-/** Longest wait for a worker process to say it polls. */
-const READY_LIMIT_MS = 120_000;
 const FLOOR_TASK_QUEUE = 'agentd-bench-scale-floor';
 const STEPS_WITHOUT_END = 100_000;
 /** agentd's worker says this once it polls; the floor's worker says `polling`. */
@@ -90,9 +88,8 @@ async function startModel(contender: Contender, latencyMs: number, clock: StepCl
 }
 
 function startWorker(spec: CellSpec, modelBaseURL: string, workspaceRoot: string): Promise<WorkerProcess> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`a ${spec.contender} worker did not start polling within ${READY_LIMIT_MS / 1000} s`)), READY_LIMIT_MS);
-    const worker = startWorkerProcess({
+  return startPollingWorker(
+    {
       temporalAddress: spec.server.address,
       storeFile: spec.server.store,
       workspaceRoot,
@@ -104,16 +101,10 @@ function startWorker(spec: CellSpec, modelBaseURL: string, workspaceRoot: string
         AGENTD_FLOOR_TASK_QUEUE: FLOOR_TASK_QUEUE,
         AGENTD_LOG_LEVEL: 'ERROR',
       },
-      onStderr: (line) => {
-        if (!READY_LINE.test(line)) return;
-        clearTimeout(timer);
-        resolve(worker);
-      },
-    });
-    void worker.done.then((exit) => {
-      clearTimeout(timer);
-      reject(new Error(`a ${spec.contender} worker exited with code ${exit.code} before it polled: ${exit.stderr.slice(-2000)}`));
-    });
+    },
+    { readyLine: READY_LINE },
+  ).catch((error: unknown) => {
+    throw new Error(`the ${spec.contender} worker did not start`, { cause: error });
   });
 }
 

@@ -16,7 +16,7 @@ import { requireBubblewrap, skipWithoutBubblewrap } from '../helpers/bubblewrap'
 import { forwardToLoopback, readAll, relayAnswer, serveOnLoopback, type LoopbackHttp } from '../../harness/loopbackHttp';
 import { startStack, type Stack } from '../../harness/stack';
 import { toolResults } from '../../harness/transcriptChecks';
-import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
+import { startPollingWorker, type WorkerProcess } from '../../harness/workerProcess';
 
 const MINUTE = 60_000;
 const sandbox = requireBubblewrap();
@@ -138,24 +138,17 @@ describe('noisy neighbours on one worker', skipWithoutBubblewrap(sandbox), () =>
   let worker: WorkerProcess;
 
   before(async () => {
-    let markReady = (): void => undefined;
-    // Polling once its start-up line is out: a SIGTERM before then meets no handler yet.
-    const ready = new Promise<void>((resolve) => (markReady = resolve));
     stack = await startStack();
     // Model latency makes the innocent session's time mostly waiting, as with a real model, so the ratio measures the worker.
     simulator = await startSimulator({ latencyMs: 150 });
     front = await hostileFront(simulator);
-    worker = startWorkerProcess({
+    worker = await startPollingWorker({
       temporalAddress: stack.temporal.address,
       storeFile: stack.storeFile,
       workspaceRoot: stack.workspaceRoot,
       modelBaseURL: front.baseURL,
       extra: { AGENTD_SHUTDOWN_GRACE_SECONDS: String(SHUTDOWN_GRACE_SECONDS) },
-      onStderr: (line) => {
-        if (line.startsWith('agentd worker on ')) markReady();
-      },
     });
-    await ready;
   });
 
   after(async () => {
