@@ -82,7 +82,11 @@ export interface PollingOptions {
 export function startPollingWorker(env: WorkerEnv, options: PollingOptions = {}): Promise<WorkerProcess> {
   const { readyLine = POLLING_LINE, limitMs = 120_000 } = options;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`a worker did not start polling within ${limitMs / 1000} s`)), limitMs);
+    // A worker that never polls is stopped, not left running beside whatever the caller does next.
+    const timer = setTimeout(() => {
+      reject(new Error(`a worker did not start polling within ${limitMs / 1000} s`));
+      void worker.stop('SIGKILL');
+    }, limitMs);
     const worker = startWorkerProcess({
       ...env,
       onStderr: (line) => {
