@@ -38,7 +38,7 @@ import {
 import type { CompactionNotice } from '../session/state';
 import type { SessionActivities } from './activityOptions';
 import { recordCompactionFailure, type CompactionFailure } from './compactionFailure';
-import { CompactionRecord, type SessionPosition } from './compactionRecord';
+import { CompactionRecord, type NoticeLog, type SessionPosition } from './compactionRecord';
 import type { CompactionCarry } from './sessionCarry';
 import type { SeqAllocator } from './seqAllocator';
 import { closesBreaker, failureReason, type BreakerRole } from './breakerRole';
@@ -106,6 +106,11 @@ export class CompactionController {
   /** Estimated prompt tokens of the next request for `ledger`. */
   estimate(ledger: readonly LedgerEntry[]): number {
     return estimateContext(ledger, this.estimateInput(), this.settings.perMessageOverheadTokens).tokens;
+  }
+
+  /** The notices recorded so far and since a count, for the step's compaction spans. */
+  get notices(): NoticeLog {
+    return this.record;
   }
 
   /** The record the `state` query shows. */

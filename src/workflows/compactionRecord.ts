@@ -58,6 +58,17 @@ export class CompactionRecord {
     return shown(stamped);
   }
 
+  /** How many notices the session has recorded so far; `since` reads those recorded after. */
+  get recorded(): number {
+    return this.carried.noticesTotal;
+  }
+
+  /** The notices recorded after the first `count` (those still kept), as the `state` query shows them. */
+  since(count: number): CompactionNotice[] {
+    const added = this.carried.noticesTotal - count;
+    return added > 0 ? this.carried.notices.slice(-added).map(shown) : [];
+  }
+
   report() {
     const counts = this.carried.byStrategy;
     return {
@@ -92,3 +103,6 @@ function stamp(at: SessionPosition) {
   // Date.now() is the workflow's deterministic clock inside the sandbox.
   return { at: new Date(Date.now()).toISOString(), turn: at.turn, step: at.step };
 }
+
+/** The part of the record telemetry reads: which notices one piece of compaction work added. */
+export type NoticeLog = Pick<CompactionRecord, 'recorded' | 'since'>;

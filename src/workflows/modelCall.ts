@@ -5,7 +5,7 @@
  */
 import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
 import { ActivityFailureType, type CallModelResult } from '../activities/types';
-import { CompactionRequest, toSeqRuns } from '../policy';
+import { CompactionRequest, toSeqRuns, TruncationCause } from '../policy';
 import type { SessionInput } from '../session/input';
 import type { ToolFilter } from '../session/toolFilter';
 import type { StepTrace } from '../telemetry/stepTrace';
@@ -14,6 +14,7 @@ import type { CompactionController } from './compactionController';
 import type { SessionPosition } from './compactionRecord';
 import type { SeqAllocator } from './seqAllocator';
 import type { SessionTranscript } from './sessionTranscript';
+import type { StepTelemetry } from './stepTelemetry';
 
 export interface ModelCallParts {
   sessionId: string;
@@ -27,6 +28,8 @@ export interface ModelCallParts {
   position(): SessionPosition;
   /** Decides, carries out and adopts a compaction of the live context. */
   compactContext(requestedBy: CompactionRequest): Promise<unknown>;
+  /** The step's telemetry: a compaction outside `compactContext` gets its span there too. */
+  telemetry: Pick<StepTelemetry, 'compaction'>;
   /** Marks the session failed and returns the failure to throw. */
   fail(message: string, type: string, cause: Error): ApplicationFailure;
 }
@@ -58,7 +61,8 @@ export async function callModelWithinWindow(parts: ModelCallParts): Promise<Call
       if (overflows === 0) {
         await parts.compactContext(CompactionRequest.reactive);
       } else if (overflows === 1) {
-        transcript.adopt((await compaction.truncateNow(transcript.entries, 'repeated_overflow', CompactionRequest.reactive, at)).ledger);
+        const truncating = () => compaction.truncateNow(transcript.entries, TruncationCause.repeatedOverflow, CompactionRequest.reactive, at);
+        transcript.adopt((await parts.telemetry.compaction(compaction.notices, truncating)).ledger);
       } else {
         throw parts.fail(`the model rejected the context as too long three times at step ${at.step}`, ActivityFailureType.contextOverflow, error as Error);
       }

@@ -274,7 +274,7 @@ export class SessionRun implements ToolCallRunner {
   /** Carries out `decision` (by default what the policy decides now) and adopts the result. */
   async compactContext(requestedBy: CompactionRequest, decision = this.decideCompaction(requestedBy)) {
     const at = this.position();
-    const outcome = await this.telemetry.compaction(requestedBy, () => this.compaction.carryOut(this.transcript.entries, decision, at));
+    const outcome = await this.telemetry.compaction(this.compaction.notices, () => this.compaction.carryOut(this.transcript.entries, decision, at));
     this.transcript.adopt(outcome.ledger);
     return { ...outcome, decision };
   }

@@ -6,7 +6,7 @@
  */
 import { proxySinks, workflowInfo } from '@temporalio/workflow';
 import type { CallSpend } from '../policy';
-import type { CompactionNotice } from '../session/state';
+import type { NoticeLog } from './compactionRecord';
 import { stepTraceOf, type AgentdSinks, type CompactionSpanData, type StepSpanData, type StepTrace } from '../telemetry/stepTrace';
 
 const { agentdTelemetry } = proxySinks<AgentdSinks>();
@@ -49,17 +49,21 @@ export class StepTelemetry {
     this.interrupted = true;
   }
 
-  /** Runs one compaction of the step, noting its span when it did something. */
-  async compaction<T extends { notice?: CompactionNotice }>(requestedBy: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs compaction work of the step and notes a span for each notice it recorded: a failed summary
+   * and the truncation that followed it are two, and a truncation after a second overflow is one.
+   */
+  async compaction<T>(log: NoticeLog, work: () => Promise<T>): Promise<T> {
     const startedAt = Date.now();
+    const before = log.recorded;
     const outcome = await work();
-    const notice = outcome.notice;
-    if (notice) {
+    const endedAt = Date.now();
+    for (const notice of log.since(before)) {
       this.compactions.push({
         strategy: notice.strategy,
-        requestedBy,
+        requestedBy: notice.reason,
         startedAt,
-        endedAt: Date.now(),
+        endedAt,
         tokensBefore: notice.tokensBefore,
         tokensAfter: notice.tokensAfter,
         ...(notice.failed !== undefined ? { failed: notice.failed } : {}),

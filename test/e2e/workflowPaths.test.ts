@@ -11,10 +11,11 @@ import { after, before, describe, it } from 'node:test';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type InjectedSinks, type WorkflowBundle } from '@temporalio/worker';
 import { approveUpdate, compactNowUpdate, messageSignal, stateQuery, WORKFLOW_TYPE } from '../../src/session/definitions';
 import type { SessionInputDraft } from '../../src/session/input';
 import type { CompactionNotice, SessionResult, SessionState } from '../../src/session/state';
+import type { AgentdSinks, StepSpanData } from '../../src/telemetry/stepTrace';
 import { StubActivities, type StubScript } from '../helpers/stubActivities';
 import { startTimeSkipping } from '../helpers/timeSkipping';
 
@@ -49,18 +50,21 @@ describe('agentSession paths on the time-skipping test server', () => {
   async function withSession<T>(
     script: StubScript,
     input: Partial<SessionInputDraft>,
-    drive: (session: Session, stub: StubActivities) => Promise<T>,
+    drive: (session: Session, stub: StubActivities, steps: readonly StepSpanData[]) => Promise<T>,
   ): Promise<T> {
     const taskQueue = `paths-${++sessions}`;
     const stub = new StubActivities(script, taskQueue);
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: stub.activities() });
+    // What each step reports to the worker's telemetry: the spans and metrics are written from it.
+    const steps: StepSpanData[] = [];
+    const sinks: InjectedSinks<AgentdSinks> = { agentdTelemetry: { stepEnded: { fn: (_info, step) => void steps.push(step) } } };
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: stub.activities(), sinks });
     return worker.runUntil(async () => {
       const session = await env.client.workflow.start<AgentSessionWorkflow>(WORKFLOW_TYPE, {
         taskQueue,
         workflowId: `paths-${sessions}-${Date.now()}`,
         args: [{ task: 'work through the backlog', model: 'stub-model', contextWindow: WINDOW, ...input }],
       });
-      const outcome = await drive(session, stub);
+      const outcome = await drive(session, stub, steps);
       assert.deepEqual(stub.unknownSeqs, [], 'every seq the workflow sent was stored first');
       return outcome;
     });
@@ -136,6 +140,31 @@ describe('agentSession paths on the time-skipping test server', () => {
     });
   });
 
+  it('overflows twice, then the truncation lets the retry through: each compaction of the step has its span', async () => {
+    await withSession(
+      {
+        model: (step, calls) => (step < 10 ? { kind: 'tool' } : calls.length <= 2 ? { kind: 'overflow' } : { kind: 'answer', text: 'done' }),
+        toolResultTokens: 3000,
+      },
+      {},
+      async (session, stub, steps) => {
+        const result = await session.result();
+        const notices = result.finalState!.compaction.notices.filter((notice) => notice.step === 10);
+        const prompts = stub.modelCalls.filter((call) => call.step === 10).map((call) => call.promptTokens);
+        console.log(`overflow twice, then through: step 10 sent ${prompts.join(' then ')} tokens; notices ${notices.map(brief).join(', ')}; spans ${JSON.stringify(spannedCompactions(steps, 10))}`);
+        assert.equal(result.outcome, 'finished');
+        assert.equal(prompts.length, 3, 'refused twice, then answered');
+        assert.ok(prompts[2]! < prompts[1]! && prompts[1]! < prompts[0]!, 'each retry is smaller');
+        const expected: [string, string, boolean][] = [
+          ['prune', 'reactive', false],
+          ['truncate', 'reactive', false],
+        ];
+        assert.deepEqual(notices.map((notice) => [notice.strategy, notice.reason, notice.failed !== undefined]), expected);
+        assert.deepEqual(spannedCompactions(steps, 10), expected, 'the truncation after the second overflow has its span too');
+      },
+    );
+  });
+
   // The server has just said our estimate is low, so a truncation at our own trigger would drop
   // nothing there and the retry would be the very request it refused.
   it('a failed reactive summary: the steps dropped instead make the retry smaller than the refused request', async () => {
@@ -145,10 +174,11 @@ describe('agentSession paths on the time-skipping test server', () => {
         summary: () => ({ kind: 'reject', reason: 'refusal' }),
       },
       {},
-      async (session, stub) => {
+      async (session, stub, steps) => {
         const result = await session.result();
         const prompts = stub.modelCalls.filter((call) => call.step === 10).map((call) => call.promptTokens);
         const notices = result.finalState!.compaction.notices.filter((notice) => notice.step === 10);
+        assert.deepEqual(spannedCompactions(steps, 10), [['summary', 'reactive', true], ['truncate', 'reactive', false]], 'a span for the failed summary and one for the truncation');
         console.log(`failed reactive summary: step 10 sent ${prompts.join(' then ')} tokens; notices ${notices.map((n) => `${n.strategy}/${n.reason}${n.failed ? ' (failed)' : ''}`).join(', ')}`);
         assert.equal(result.outcome, 'finished');
         assert.equal(prompts.length, 2, 'one refused request, one retry');
@@ -426,4 +456,9 @@ async function closedAt(session: Session): Promise<number> {
 
 function brief(notice: CompactionNotice): string {
   return `${notice.step}:${notice.strategy}/${notice.reason}${notice.failed ? '!' : ''}${notice.halfOpenRetry ? '(half-open)' : ''}`;
+}
+
+/** The compactions step `step` reported for its spans: strategy, what asked for it, and whether it failed. */
+function spannedCompactions(steps: readonly StepSpanData[], step: number): [string, string, boolean][] {
+  return (steps.find((report) => report.step === step)?.compactions ?? []).map((compaction) => [compaction.strategy, compaction.requestedBy, compaction.failed !== undefined]);
 }
