@@ -136,7 +136,28 @@ function pairRow(pair: Pair): string[] {
 function profileRow(cell: CellResult): string[] {
   const parts = profile(cell).map((part) => `${part.process} ${num(part.cores, 2)}`);
   const total = profile(cell).reduce((sum, part) => sum + part.cores, 0);
-  return [cell.server, String(cell.workers), int(cell.sessions), cell.contender === 'agentd' ? 'agentd' : 'I/O floor', num(total, 2), parts.join(', ')];
+  const writes = cell.historyWrites;
+  return [
+    cell.server,
+    String(cell.workers),
+    int(cell.sessions),
+    cell.contender === 'agentd' ? 'agentd' : 'I/O floor',
+    num(total, 2),
+    parts.join(', '),
+    cell.cpuPressure === undefined ? 'not reported' : `${num(cell.cpuPressure * 100, 0)}%`,
+    writes === undefined ? 'in the server' : `${num(writes.slotWaitMs, 1)} / ${num(writes.updateMs, 1)}`,
+  ];
+}
+
+/** What the cell's steps waited for besides a busy process: a free core, and on the cluster a shard's I/O slot. */
+function waitsOf(cell: CellResult): string[] {
+  const writes = cell.historyWrites;
+  return [
+    ...(cell.cpuPressure === undefined ? [] : [`a runnable thread waited for a core ${num(cell.cpuPressure * 100, 0)}% of the window`]),
+    ...(writes === undefined
+      ? []
+      : [`each history write waited ${num(writes.slotWaitMs, 1)} ms for its shard's I/O slot, and a workflow update then took ${num(writes.updateMs, 1)} ms in PostgreSQL`]),
+  ];
 }
 
 function kneeLine(knee: Knee): string {
@@ -148,9 +169,9 @@ function kneeLine(knee: Knee): string {
   const bound =
     total >= 0.85 * cpus().length
       ? `the machine's ${cpus().length} cores are spent (${num(total, 2)} busy), most by ${top?.process} (${num(top?.cores ?? 0, 2)} cores, then ${second?.process} ${num(second?.cores ?? 0, 2)})`
-      : `only ${num(total, 2)} of ${cpus().length} cores busy: not CPU-bound; the busiest is ${top?.process} (${num(top?.cores ?? 0, 2)} cores)`;
+      : `${num(total, 2)} of ${cpus().length} cores busy on average, the busiest ${top?.process} (${num(top?.cores ?? 0, 2)} cores)`;
   const below = knee.lastBelow === undefined ? 'already at the smallest fleet' : `between ${int(knee.lastBelow.sessions)} and ${int(past.sessions)} sessions`;
-  return `- ${who}: the knee is ${below} (${num(ofIdeal(past), 2)} of the ideal at ${int(past.sessions)}); ${bound}.`;
+  return `- ${who}: the knee is ${below} (${num(ofIdeal(past), 2)} of the ideal at ${int(past.sessions)}); ${[bound, ...waitsOf(past)].join('; ')}.`;
 }
 
 /** The series of one contender on one server with one worker count, smallest fleet first. */
@@ -237,9 +258,14 @@ export function scaleReport(cells: readonly CellResult[], options: ScaleOptions)
     '',
     ...pastKneeLines(pairs),
     '',
-    'Where the CPU went in each cell (cores kept busy over the window, busiest first):',
+    'Where the CPU went in each cell (cores kept busy over the window, busiest first), how long a runnable thread waited for a core',
+    "(/proc/pressure/cpu), and on the cluster what its history writes waited for (the server's own metrics: the shard's I/O slot,",
+    'then the workflow update in PostgreSQL, mean ms):',
     '',
-    ...table(['server', 'workers', 'sessions', 'contender', 'cores busy', 'by process'], cells.map(profileRow)),
+    ...table(
+      ['server', 'workers', 'sessions', 'contender', 'cores busy', 'by process', 'waiting for a core', 'history write: slot wait / update ms'],
+      cells.map(profileRow),
+    ),
     '',
     ...(prediction === undefined || reference === undefined
       ? []

@@ -11,7 +11,7 @@
 # The server and its SQL tool are built once with `go install` from the Go module proxy at the
 # pinned version and cached in ~/.cache/agentd/temporal-server/<version> (about 3 minutes on 2 cores).
 #
-#   usage: eval "$(scripts/temporal-cluster.sh start)"   prints AGENTD_TEST_CLUSTER_ADDRESS and _STORE
+#   usage: eval "$(scripts/temporal-cluster.sh start)"   prints AGENTD_TEST_CLUSTER_ADDRESS, _STORE and _METRICS (the server's Prometheus endpoint)
 #          scripts/temporal-cluster.sh stop | restart | reset | build | status
 #          scripts/temporal-cluster.sh pids     the server's pid and its PostgreSQL's (for /proc readings)
 set -euo pipefail
@@ -120,6 +120,7 @@ start() {
   say "up: Temporal $version on 127.0.0.1:$port, PostgreSQL $pg_host:$pg_port (metrics on 127.0.0.1:$((port + 20)))"
   echo "export AGENTD_TEST_CLUSTER_ADDRESS=127.0.0.1:$port"
   echo "export AGENTD_TEST_CLUSTER_STORE=postgres://$pg_user@$pg_host:$pg_port/$store_db"
+  echo "export AGENTD_TEST_CLUSTER_METRICS=127.0.0.1:$((port + 20))"
 }
 
 stop() {

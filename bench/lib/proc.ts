@@ -65,3 +65,19 @@ export function cpuSpent(before: ReadonlyMap<number, number>, after: ReadonlyMap
   }
   return spent;
 }
+
+/**
+ * Microseconds since boot in which at least one runnable thread waited for a core
+ * (/proc/pressure/cpu, its `some` line); undefined where the kernel keeps no pressure figures.
+ */
+export function cpuPressureMicros(): number | undefined {
+  try {
+    const some = readFileSync('/proc/pressure/cpu', 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('some '));
+    const total = Number(/total=(\d+)/.exec(some ?? '')?.[1]);
+    return Number.isFinite(total) ? total : undefined;
+  } catch {
+    return undefined;
+  }
+}

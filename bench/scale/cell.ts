@@ -13,7 +13,8 @@ import { startSimulator } from '../../src/simulator/server';
 import { startPollingWorker, type WorkerProcess } from '../../harness/workerProcess';
 import { startFixedReplyModel } from '../floor/fixedReplyModel';
 import { inBatches } from '../../harness/batches';
-import { cpuReading, cpuSpent, rssBytes } from '../lib/proc';
+import { cpuPressureMicros, cpuReading, cpuSpent, rssBytes } from '../lib/proc';
+import { historyWriteTotals, historyWritesBetween, type HistoryWrites } from './historyWrites';
 import type { ScaleServer } from './servers';
 import { percentile, StepClock } from './stepClock';
 
@@ -45,6 +46,10 @@ export interface CellResult {
   readonly workerRssBytes: { readonly before: number; readonly after: number };
   /** A step's time beyond the model's latency, ms, over every step that began and ended in the window. */
   readonly beyondModelMs: { readonly p50: number; readonly p99: number; readonly samples: number };
+  /** Share of the window in which a runnable thread waited for a core (/proc/pressure/cpu); absent where the kernel keeps none. */
+  readonly cpuPressure?: number;
+  /** The server's history writes in the window, from its metrics endpoint (the cluster's). */
+  readonly historyWrites?: HistoryWrites;
 }
 
 /** Started in this many at a time: enough to start 1,000 sessions in seconds, few enough for the dev server. */
@@ -144,11 +149,14 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
     // A backend that connects during the window has no earlier reading and could not count anyway.
     const databasePids = spec.server.databasePids();
     const processes = () => [...workerPids, spec.server.serverPid, ...databasePids];
-    const before = { cpu: cpuReading(processes()), bench: process.cpuUsage() };
+    const { metricsUrl } = spec.server;
+    const writesBefore = metricsUrl === undefined ? undefined : await historyWriteTotals(metricsUrl);
+    const before = { cpu: cpuReading(processes()), bench: process.cpuUsage(), pressure: cpuPressureMicros() };
     clock.startWindow();
     await sleep(spec.windowSeconds * 1000);
     const counted = clock.endWindow();
-    const after = { cpu: cpuReading(processes()), bench: process.cpuUsage(before.bench) };
+    const after = { cpu: cpuReading(processes()), bench: process.cpuUsage(before.bench), pressure: cpuPressureMicros() };
+    const writesAfter = metricsUrl === undefined ? undefined : await historyWriteTotals(metricsUrl);
     const rssAfter = rssOfWorkers();
 
     const spentBy = (pids: readonly number[]) => cpuSpent(before.cpu, after.cpu, pids);
@@ -171,6 +179,8 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
       },
       workerRssBytes: { before: rssBefore, after: rssAfter },
       beyondModelMs: { p50: percentile(beyondModel, 0.5), p99: percentile(beyondModel, 0.99), samples: beyondModel.length },
+      ...(before.pressure !== undefined && after.pressure !== undefined ? { cpuPressure: (after.pressure - before.pressure) / (counted.seconds * 1e6) } : {}),
+      ...(writesBefore && writesAfter ? { historyWrites: historyWritesBetween(writesBefore, writesAfter) } : {}),
     };
   } finally {
     const terminated = await inBatches(workflowIds, 100, (id) =>

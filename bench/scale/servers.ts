@@ -25,6 +25,8 @@ export interface ScaleServer {
   readonly serverPid: number;
   /** Its database's processes, when the database is not inside the server (PostgreSQL: the postmaster and its backends). */
   databasePids(): readonly number[];
+  /** Its Prometheus endpoint, where it serves one (the cluster). */
+  readonly metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function clusterServer(log: (line: string) => void): Promise<ScaleS
     store: exported(started.stdout, 'AGENTD_TEST_CLUSTER_STORE'),
     serverPid,
     databasePids: () => withChildren(postmasterPid),
+    metricsUrl: `http://${exported(started.stdout, 'AGENTD_TEST_CLUSTER_METRICS')}/metrics`,
     async close() {
       await cluster.close();
       if (!wasRunning) await run('bash', [clusterScript(), 'stop']);

@@ -20,6 +20,7 @@ import type { SessionResult } from '../../src/session/state';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { totalRejected } from '../../src/simulator/stats';
 import { PostgresTranscriptStore } from '../../src/store/postgresStore';
+import { historyWriteTotals } from '../../bench/scale/historyWrites';
 import { connectCluster, restartCluster, terminateLeftovers, testClusterAddress, type ClusterClient } from '../../harness/cluster';
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from '../../harness/postgres';
 import { entryPoint, finished, spawnNode } from '../../harness/processes';
@@ -171,5 +172,12 @@ describe('on a real Temporal cluster (PostgreSQL persistence and visibility)', {
     assert.ok(runs >= 2, `the session went on in ${runs} run(s)`);
     assert.deepEqual(await transcriptProblems(id, result.steps, tag), []);
     console.log(`cluster: ${LONG_STEPS + 1} steps in ${runs} runs, ${Math.round(took / 1000)} s (${Math.round(took / result.steps)} ms per step)`);
+  });
+
+  // The scale benchmark names what bounds a cluster's steps from these two figures.
+  it("serves the history writes' waits and times on its metrics endpoint", { skip: process.env.AGENTD_TEST_CLUSTER_METRICS ? false : 'AGENTD_TEST_CLUSTER_METRICS is not set' }, async () => {
+    const totals = await historyWriteTotals(`http://${process.env.AGENTD_TEST_CLUSTER_METRICS}/metrics`);
+    assert.ok(totals.slotWaits > 0 && totals.slotWaitSeconds >= 0, `shard I/O slot waits: ${JSON.stringify(totals)}`);
+    assert.ok(totals.updates > 0 && totals.updateSeconds > 0, `workflow updates: ${JSON.stringify(totals)}`);
   });
 });

@@ -100,6 +100,8 @@ describe('engine tuning on a real stack', () => {
       assert.ok(cell.beyondModelMs.samples > 0 && cell.beyondModelMs.p50 >= 0, `${contender}: steps timed beyond the model`);
       assert.ok(cell.cpuMs.workers > 0 && cell.cpuMs.server > 0, `${contender}: CPU read from /proc: ${JSON.stringify(cell.cpuMs)}`);
       assert.ok(cell.workerRssBytes.before > 0 && cell.workerRssBytes.after > 0);
+      if (existsSync('/proc/pressure/cpu')) assert.ok(cell.cpuPressure !== undefined && cell.cpuPressure >= 0 && cell.cpuPressure <= 1, `${contender}: CPU pressure ${cell.cpuPressure}`);
+      assert.equal(cell.historyWrites, undefined, 'the dev server serves no metrics to read them from');
     }
     const running = await stack.client.workflow.count(`ExecutionStatus = 'Running' AND WorkflowId STARTS_WITH 'scale-'`);
     assert.equal(running.count, 0, 'every session of both cells was terminated');

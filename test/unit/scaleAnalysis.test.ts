@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { kneesOf, pairsOf, predictHost, profile, workerCpuRatio } from '../../bench/scale/analysis';
 import type { CellResult, Contender } from '../../bench/scale/cell';
+import { historyWritesBetween, historyWriteTotalsOf } from '../../bench/scale/historyWrites';
 import { percentile, StepClock } from '../../bench/scale/stepClock';
 
 function cell(contender: Contender, sessions: number, stepsPerSecond: number, workerMsPerStep: number): CellResult {
@@ -82,5 +83,33 @@ describe('StepClock', () => {
     assert.equal(percentile([5, 1, 4, 2, 3], 0.5), 3);
     assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.99), 10);
     assert.ok(Number.isNaN(percentile([], 0.5)));
+  });
+});
+
+describe('history writes from a Temporal server metrics page', () => {
+  const page = (slotWaits: number, waitSeconds: number, updates: number, updateSeconds: number) =>
+    [
+      '# HELP semaphore_latency semaphore_latency histogram',
+      `semaphore_latency_sum{operation="ShardInfo",priority="0",service_name="history"} ${waitSeconds * 0.75}`,
+      `semaphore_latency_count{operation="ShardInfo",priority="0",service_name="history"} ${slotWaits - 1}`,
+      `semaphore_latency_sum{operation="ShardInfo",priority="1",service_name="history"} ${waitSeconds * 0.25}`,
+      `semaphore_latency_count{operation="ShardInfo",priority="1",service_name="history"} 1`,
+      `semaphore_latency_count{operation="Other",priority="0",service_name="history"} 99`,
+      `persistence_latency_sum{operation="UpdateWorkflowExecution",service_name="history"} ${updateSeconds}`,
+      `persistence_latency_count{operation="UpdateWorkflowExecution",service_name="history"} ${updates}`,
+      `persistence_latency_count{operation="GetWorkflowExecution",service_name="history"} 7`,
+      'persistence_latency_bucket{operation="UpdateWorkflowExecution",service_name="history",le="0.01"} 3',
+    ].join('\n');
+
+  test('sums every label set of the shard slot and the workflow update, and nothing else', () => {
+    assert.deepEqual(historyWriteTotalsOf(page(10, 0.2, 8, 0.06)), { slotWaits: 10, slotWaitSeconds: 0.2, updates: 8, updateSeconds: 0.06 });
+  });
+
+  test("a window's writes are the difference of two pages, in mean ms", () => {
+    const writes = historyWritesBetween(historyWriteTotalsOf(page(10, 0.2, 8, 0.06)), historyWriteTotalsOf(page(110, 2.2, 88, 0.86)));
+    assert.equal(writes.writes, 100);
+    assert.ok(Math.abs(writes.slotWaitMs - 20) < 1e-9, String(writes.slotWaitMs));
+    assert.ok(Math.abs(writes.updateMs - 10) < 1e-9, String(writes.updateMs));
+    assert.deepEqual(historyWritesBetween(historyWriteTotalsOf(page(10, 0.2, 8, 0.06)), historyWriteTotalsOf(page(10, 0.2, 8, 0.06))), { writes: 0, slotWaitMs: 0, updateMs: 0 });
   });
 });
