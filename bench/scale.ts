@@ -133,6 +133,8 @@ function pairRow(pair: Pair): string[] {
   ];
 }
 
+const percent = (share: number) => `${num(share * 100, 0)}%`;
+
 function profileRow(cell: CellResult): string[] {
   const parts = profile(cell).map((part) => `${part.process} ${num(part.cores, 2)}`);
   const total = profile(cell).reduce((sum, part) => sum + part.cores, 0);
@@ -144,7 +146,7 @@ function profileRow(cell: CellResult): string[] {
     cell.contender === 'agentd' ? 'agentd' : 'I/O floor',
     num(total, 2),
     parts.join(', '),
-    cell.cpuPressure === undefined ? 'not reported' : `${num(cell.cpuPressure * 100, 0)}%`,
+    cell.cpuPressure === undefined ? 'not reported' : percent(cell.cpuPressure),
     writes === undefined ? 'in the server' : `${num(writes.slotWaitMs, 1)} / ${num(writes.updateMs, 1)}`,
   ];
 }
@@ -153,7 +155,7 @@ function profileRow(cell: CellResult): string[] {
 function waitsOf(cell: CellResult): string[] {
   const writes = cell.historyWrites;
   return [
-    ...(cell.cpuPressure === undefined ? [] : [`a runnable thread waited for a core ${num(cell.cpuPressure * 100, 0)}% of the window`]),
+    ...(cell.cpuPressure === undefined ? [] : [`a runnable thread waited for a core ${percent(cell.cpuPressure)} of the window`]),
     ...(writes === undefined
       ? []
       : [`each history write waited ${num(writes.slotWaitMs, 1)} ms for its shard's I/O slot, and a workflow update then took ${num(writes.updateMs, 1)} ms in PostgreSQL`]),

@@ -4,6 +4,7 @@
  * says otherwise) and how long a workflow's update then took in the database. On a cluster these
  * waits, not any one busy process, are what a step beyond the model is made of below the knee.
  */
+import { samplesOf, sumOf } from '../../harness/prometheus';
 
 /** Running totals since the server started; a window's figures are the difference of two. */
 export interface HistoryWriteTotals {
@@ -30,16 +31,12 @@ export async function historyWriteTotals(metricsUrl: string): Promise<HistoryWri
 
 /** The totals in a Prometheus text exposition, summed over every label set (services, priorities). */
 export function historyWriteTotalsOf(exposition: string): HistoryWriteTotals {
-  const sum = (metric: string, operation: string) =>
-    exposition
-      .split('\n')
-      .filter((line) => line.startsWith(`${metric}{`) && line.includes(`operation="${operation}"`))
-      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  const samples = samplesOf(exposition);
   return {
-    slotWaits: sum('semaphore_latency_count', 'ShardInfo'),
-    slotWaitSeconds: sum('semaphore_latency_sum', 'ShardInfo'),
-    updates: sum('persistence_latency_count', 'UpdateWorkflowExecution'),
-    updateSeconds: sum('persistence_latency_sum', 'UpdateWorkflowExecution'),
+    slotWaits: sumOf(samples, 'semaphore_latency_count', 'operation="ShardInfo"'),
+    slotWaitSeconds: sumOf(samples, 'semaphore_latency_sum', 'operation="ShardInfo"'),
+    updates: sumOf(samples, 'persistence_latency_count', 'operation="UpdateWorkflowExecution"'),
+    updateSeconds: sumOf(samples, 'persistence_latency_sum', 'operation="UpdateWorkflowExecution"'),
   };
 }
 

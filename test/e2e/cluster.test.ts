@@ -177,7 +177,7 @@ describe('on a real Temporal cluster (PostgreSQL persistence and visibility)', {
   // The scale benchmark names what bounds a cluster's steps from these two figures.
   it("serves the history writes' waits and times on its metrics endpoint", { skip: process.env.AGENTD_TEST_CLUSTER_METRICS ? false : 'AGENTD_TEST_CLUSTER_METRICS is not set' }, async () => {
     const totals = await historyWriteTotals(`http://${process.env.AGENTD_TEST_CLUSTER_METRICS}/metrics`);
-    assert.ok(totals.slotWaits > 0 && totals.slotWaitSeconds >= 0, `shard I/O slot waits: ${JSON.stringify(totals)}`);
+    assert.ok(totals.slotWaits > 0, `shard I/O slot waits: ${JSON.stringify(totals)}`);
     assert.ok(totals.updates > 0 && totals.updateSeconds > 0, `workflow updates: ${JSON.stringify(totals)}`);
   });
 });

@@ -11,27 +11,12 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/devServer/freePort';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { eventually, startServerStack, type ServerStack } from '../../harness/stack';
+import { samplesOf, sumOf, type Sample } from '../../harness/prometheus';
 import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
 
-interface Sample {
-  readonly name: string;
-  readonly labels: string;
-  readonly value: number;
-}
-
-/** The samples of a Prometheus text exposition. */
-function samples(text: string): Sample[] {
-  return text
-    .split('\n')
-    .map((line) => /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+(\S+)/.exec(line))
-    .filter((match) => match !== null)
-    .map((match) => ({ name: match[1]!, labels: match[2] ?? '', value: Number(match[3]) }));
-}
-
-/** The sum of an agentd metric over the samples whose labels contain every one of `labels`. */
+/** The sum of an agentd metric (Temporal's prefix and a counter's suffix allowed) over the samples whose labels contain every one of `labels`. */
 function total(all: readonly Sample[], metric: string, ...labels: string[]): number {
-  const name = new RegExp(`^(temporal_)?${metric}(_total)?$`);
-  return all.filter((sample) => name.test(sample.name) && labels.every((label) => sample.labels.includes(label))).reduce((sum, sample) => sum + sample.value, 0);
+  return sumOf(all, new RegExp(`^(temporal_)?${metric}(_total)?$`), ...labels);
 }
 
 describe('the worker\'s metrics endpoint', () => {
@@ -68,7 +53,7 @@ describe('the worker\'s metrics endpoint', () => {
     const state = result.finalState!;
     assert.ok(state.compaction.compactions >= 1, `the session compacted (${state.compaction.compactions})`);
 
-    const scraped = samples(await (await fetch(metricsUrl)).text());
+    const scraped = samplesOf(await (await fetch(metricsUrl)).text());
     const spend = result.spend!;
     const figures = {
       steps: total(scraped, 'agentd_steps'),
