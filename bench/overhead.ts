@@ -265,6 +265,7 @@ function timelineRows(timelines: Contenders<StepTimeline>): string[][] {
   return [
     count('workflow tasks per step', (timeline) => timeline.workflowTasks),
     count('activities per step', (timeline) => timeline.activities),
+    count('local activities per step (quick reads, run inside a workflow task)', (timeline) => timeline.localActivities),
     row('workflow task scheduled → started (server hands it to the worker)', (timeline) => timeline.workflowTaskDispatchMs),
     row('workflow task started → completed (worker runs the workflow code, replies)', (timeline) => timeline.workflowTaskRunMs),
     row('activity scheduled → started (0 when eager)', (timeline) => timeline.activityDispatchMs),

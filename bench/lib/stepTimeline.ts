@@ -4,6 +4,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { localActivitiesOf } from '../../harness/localActivities';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -19,6 +20,8 @@ export interface Timeline {
   readonly activityRunMs: Readonly<Record<string, number>>;
   readonly workflowTasks: number;
   readonly activities: number;
+  /** Activities run inside a workflow task (their time is the task's). */
+  readonly localActivities: number;
   /** First event to last. */
   readonly totalMs: number;
 }
@@ -65,5 +68,6 @@ export async function timelineOf(client: Client, workflowId: string): Promise<Ti
   const first = events[0];
   const last = events[events.length - 1];
   const totalMs = first && last ? millis(last) - millis(first) : 0;
-  return { workflowTaskDispatchMs, workflowTaskRunMs, activityDispatchMs, activityRunMs, workflowTasks, activities, totalMs };
+  const localActivities = localActivitiesOf(history).length;
+  return { workflowTaskDispatchMs, workflowTaskRunMs, activityDispatchMs, activityRunMs, workflowTasks, activities, localActivities, totalMs };
 }

@@ -92,12 +92,13 @@ function resultOf(stored: StoredMessage, replayed: boolean, toolSchemaTokens: nu
     throw new Error(`seq ${stored.seq} of session ${stored.sessionId} holds a ${message.role} message, not a reply`);
   }
   const toolCalls = (message.tool_calls ?? []).map((call) => {
-    const effect = tools.get(call.function.name)?.effect;
+    const tool = tools.get(call.function.name);
     return {
       id: call.id,
       name: call.function.name,
       fingerprint: fingerprintOf(call.function.name, call.function.arguments),
-      ...(effect === undefined ? {} : { effect }),
+      ...(tool === undefined ? {} : { effect: tool.effect }),
+      ...(tool?.quick === true ? { quick: true as const } : {}),
     };
   });
   const usage = (stored.meta.usage as ModelUsage | undefined) ?? { promptTokens: 0, completionTokens: 0 };

@@ -54,9 +54,10 @@ export interface CallModelResult {
    * The calls to run, by id and tool name; their arguments stay in the store, only a short hash of
    * name and arguments (`fingerprint`) comes along, for the repeated-call guard. `effect` is the
    * named tool's (absent for a tool the session does not have, and in histories from before it):
-   * consecutive `read` calls run side by side.
+   * consecutive `read` calls run side by side. `quick` when the tool is (`Tool.quick`): the call may
+   * run as a local activity. Absent otherwise, and in histories from before it.
    */
-  toolCalls: Array<{ id: string; name: string; fingerprint?: string; effect?: ToolEffect }>;
+  toolCalls: Array<{ id: string; name: string; fingerprint?: string; effect?: ToolEffect; quick?: true }>;
   /** The reply's text when it ends the turn (no tool calls), capped to `ANSWER_PREVIEW_CHARS`. */
   text?: string;
   /** Calls the reply declared past `maxToolCalls`: stored beside it, never run. Absent when none. */

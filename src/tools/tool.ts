@@ -60,6 +60,12 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   readonly input: Input;
   readonly effect: ToolEffect;
   /**
+   * Bounded work on the workspace's files or the session's store, done in milliseconds: never a
+   * process, a network call or a wait. The session may run a quick call inside its own workflow task
+   * (a local activity) and so skip the activity's round trip through the server (DESIGN §6).
+   */
+  readonly quick?: boolean;
+  /**
    * The JSON schema sent to the model, for tools whose schema is defined elsewhere (an MCP server's
    * `inputSchema`); `input` then only checks the arguments' outer shape. Generated from `input` when absent.
    */

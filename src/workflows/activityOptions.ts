@@ -2,7 +2,17 @@
  * Every activity's timeouts and retry policy, in one table. Heartbeat timeouts derive from the
  * interval the activities heartbeat at; tool timeouts from the session's own tool timeout.
  */
-import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancelledFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  TemporalFailure,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
+import { RetryState } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { ActivityFailureType, HEARTBEAT_EVERY_MS } from '../activities/types';
 import type { SessionInput } from '../session/input';
@@ -60,6 +70,15 @@ export const activityOptions = {
     heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
     retry: STORE_OUTAGE_RETRY,
   }),
+  /**
+   * A quick tool call (`Tool.quick`) inside the workflow task, on the worker of the host that owns the
+   * workspace (WorkspaceAffinity): the same limits as on a queue, but no heartbeat, which a local
+   * activity has none of (its workflow task's own heartbeat stands for it).
+   */
+  runToolLocally: (input: SessionInput): LocalActivityOptions => ({
+    startToCloseTimeout: input.toolTimeoutSeconds * 1000 + TOOL_OVERHEAD_MS,
+    retry: STORE_OUTAGE_RETRY,
+  }),
   /** Pruning views, session memories, reading a delegation: store work, with the same patience for a store outage. */
   storeWork: (): ActivityOptions => ({
     startToCloseTimeout: '1 minute',
@@ -86,6 +105,7 @@ export function sessionActivities(input: SessionInput) {
     storeMessages: proxyActivities<Pick<Activities, 'storeMessages'>>(activityOptions.storeMessages()).storeMessages,
     callModel: proxyActivities<Pick<Activities, 'callModel'>>(activityOptions.callModel(input)).callModel,
     runTool: runToolActivity(input),
+    runToolLocally: failingAsActivity('runTool', proxyLocalActivities<Pick<Activities, 'runTool'>>(activityOptions.runToolLocally(input)).runTool),
     cutToolResults: storeWork.cutToolResults,
     storeSessionMemory: storeWork.storeSessionMemory,
     readDelegation: storeWork.readDelegation,
@@ -100,3 +120,17 @@ export function runToolActivity(input: SessionInput, workspaceQueue?: string): A
 }
 
 export type SessionActivities = ReturnType<typeof sessionActivities>;
+
+/**
+ * A local activity's final failure reaches the workflow as the activity threw it, where a queued
+ * activity's comes wrapped in an ActivityFailure that names it; wrapped alike, both are handled alike
+ * (a refusal by another host, the session failing with "runTool failed: …").
+ */
+function failingAsActivity<I, O>(activityType: string, run: (input: I) => Promise<O>): (input: I) => Promise<O> {
+  return (input) =>
+    run(input).catch((error: unknown) => {
+      if (!(error instanceof TemporalFailure) || error instanceof ActivityFailure || error instanceof CancelledFailure) throw error;
+      const retryState = error instanceof ApplicationFailure && error.nonRetryable ? RetryState.NON_RETRYABLE_FAILURE : RetryState.MAXIMUM_ATTEMPTS_REACHED;
+      throw new ActivityFailure(`${activityType} failed`, activityType, undefined, retryState, undefined, error);
+    });
+}

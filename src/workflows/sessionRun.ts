@@ -168,8 +168,8 @@ export class SessionRun implements ToolCallRunner {
     this.interrupt.noteStarted(call, seq);
     const { toolTimeoutSeconds: timeoutSeconds, toolOutputCapChars: outputCapChars, toolOutputStoredChars: storedOutputChars } = this.input;
     const toolInput = { sessionId: this.sessionId, seq, callSeq, toolCallId: call.id, timeoutSeconds, outputCapChars, storedOutputChars, ...this.activityContext() };
-    if (call.effect !== 'delegate') return this.affinity.runTool(toolInput);
-    return this.delegations.run(call, callSeq, seq, this.carry.step).then((delegated) => this.affinity.runTool({ ...toolInput, ...(delegated ? { delegated } : {}) }));
+    if (call.effect !== 'delegate') return this.affinity.runTool(toolInput, call.quick === true && call.effect === 'read');
+    return this.delegations.run(call, callSeq, seq, this.carry.step).then((delegated) => this.affinity.runTool({ ...toolInput, ...(delegated ? { delegated } : {}) }, false));
   }
 
   recordToolResult(result: RunToolResult): MaybePending {

@@ -16,6 +16,7 @@ import { isNotice } from '../../src/model/noticeFormat';
 import type { StoredMessage } from '../../src/store/transcriptStore';
 import { eventually, startStack, type Stack } from '../../harness/stack';
 import { toolResults } from '../../harness/transcriptChecks';
+import { localActivitiesOf } from '../../harness/localActivities';
 import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
 
 const MINUTE = 60_000;
@@ -33,6 +34,9 @@ function commandRunning(needle: string): boolean {
 }
 const HOSTS = ['host-a', 'host-b'] as const;
 type Host = (typeof HOSTS)[number];
+
+/** The simulator's quick read tools (`Tool.quick`, effect `read`); its writes and commands go through a queue. */
+const QUICK_READS = new Set(['list_files', 'read_file', 'finish']);
 
 describe('worker affinity for workspaces', () => {
   let stack: Stack;
@@ -92,12 +96,16 @@ describe('worker affinity for workspaces', () => {
     }).length;
   }
 
-  /** The session's runTool attempts by task queue, and how many a worker refused as meant for another host. */
-  async function toolAttempts(sessionId: string): Promise<{ byQueue: Map<string, number>; refused: number }> {
-    const { events } = await stack.client.workflow.getHandle(sessionId).fetchHistory();
+  /**
+   * The session's runTool attempts by task queue and run inside a workflow task (`local`), and how
+   * many a worker refused as meant for another host.
+   */
+  async function toolAttempts(sessionId: string): Promise<{ byQueue: Map<string, number>; local: number; refused: number }> {
+    const history = await stack.client.workflow.getHandle(sessionId).fetchHistory();
     const byQueue = new Map<string, number>();
-    let refused = 0;
-    for (const event of events ?? []) {
+    const locals = localActivitiesOf(history).filter((record) => record.activityType === 'runTool');
+    let refused = locals.filter((record) => record.failureType === ActivityFailureType.workspaceElsewhere).length;
+    for (const event of history.events ?? []) {
       const scheduled = event.activityTaskScheduledEventAttributes;
       if (scheduled?.activityType?.name === 'runTool') {
         const queue = scheduled.taskQueue?.name ?? '';
@@ -105,7 +113,7 @@ describe('worker affinity for workspaces', () => {
       }
       if (event.activityTaskFailedEventAttributes?.failure?.applicationFailureInfo?.type === ActivityFailureType.workspaceElsewhere) refused += 1;
     }
-    return { byQueue, refused };
+    return { byQueue, local: locals.length, refused };
   }
 
   /** The newest events of the session's history, by type, for a failure message. */
@@ -162,9 +170,13 @@ describe('worker affinity for workspaces', () => {
         assert.equal(readFileSync(join(rootOf(owner), sessionId, file.path), 'utf8'), file.content, `${file.path} is on ${owner}`);
       }
       assert.equal(existsSync(join(rootOf(otherThan(owner)), sessionId)), false, `nothing of ${sessionId} on the other host`);
-      // The session's workflow tasks stay on the owner's worker, so its tool calls go there eagerly.
+      // The session's workflow tasks stay on the owner's worker, so its quick tool calls run inside
+      // them and the others (run_command) go there eagerly.
       const attempts = await toolAttempts(sessionId);
       assert.ok((attempts.byQueue.get(TASK_QUEUE) ?? 0) >= 1, `session ${sessionId}: eager tool calls on the shared queue: ${JSON.stringify([...attempts.byQueue])}`);
+      const quickReads = rows.filter((row) => row.message.role === 'tool' && QUICK_READS.has(String(row.meta.toolName))).length;
+      assert.ok(quickReads >= 3, `session ${sessionId} read files`);
+      assert.equal(attempts.local, quickReads, `session ${sessionId}: its quick reads, and only they, ran inside its workflow tasks`);
     }
     assert.equal(totalRejected(simulator.stats()), 0, 'no request the strict endpoint refused');
     const counts = HOSTS.map((host) => `${host}: ${[...owners.values()].filter((owner) => owner === host).length}`);
@@ -295,8 +307,8 @@ describe('worker affinity for workspaces', () => {
           refused += (await toolAttempts(handle.workflowId)).refused;
         }
       }
-      assert.ok(refused >= 1, 'some eager tool call reached the other host and was refused there');
-      console.log(`uncached workers: ${refused} eager tool call(s) refused by the other host and run on the owner's queue`);
+      assert.ok(refused >= 1, 'some tool call for the owner reached the other host and was refused there');
+      console.log(`uncached workers: ${refused} tool call(s) for the owner refused by the other host and run on the owner's queue`);
     } finally {
       for (const worker of uncached.values()) await worker.stop('SIGTERM');
     }

@@ -86,7 +86,7 @@ describe('replay', () => {
       const data = event.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
       return data ? [(JSON.parse(Buffer.from(data).toString('utf8')) as { id: string }).id] : [];
     });
-    assert.deepEqual(patchIds, ['fleet-search-attributes', 'fleet-index-refresh-30s', 'land-with-room', 'compaction-degrades-gracefully', 'tool-call-views', 'memory-at-truncation', 'truncation-keeps-summary-and-memory', 'workspace-affinity', 'workspace-owner-eagerly', 'budget-guards-pause'], 'the patched paths this fixture keeps replayable');
+    assert.deepEqual(patchIds, ['fleet-search-attributes', 'fleet-index-refresh-30s', 'land-with-room', 'compaction-degrades-gracefully', 'tool-call-views', 'memory-at-truncation', 'truncation-keeps-summary-and-memory', 'workspace-affinity', 'workspace-owner-eagerly', 'quick-tool-calls-locally', 'budget-guards-pause'], 'the patched paths this fixture keeps replayable');
     await Worker.runReplayHistory({ workflowBundle: stack.bundle }, history);
     if (process.env.AGENTD_RECORD_HISTORIES === '1') {
       writeFileSync(join(FIXTURES, 'budget-pause-approve.pb'), History.encode(history).finish());

@@ -12,6 +12,7 @@ export const finishTool: Tool<typeof FinishInput> = {
   input: FinishInput,
   // Only ends the session; running it twice changes nothing.
   effect: 'read',
+  quick: true,
   async run(args) {
     return { output: 'session finished', finished: { answer: args.answer } };
   },

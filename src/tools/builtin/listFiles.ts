@@ -28,6 +28,7 @@ export const listFilesTool: Tool<typeof ListFilesInput> = {
     'entries are shown; a recursive listing does not descend into .git or node_modules.',
   input: ListFilesInput,
   effect: 'read',
+  quick: true,
   run(args, ctx) {
     return withinDeadline(ctx, `list_files ${JSON.stringify(args.path)}`, async () => {
       const dir = await resolveInWorkspace(ctx.workspace, args.path);

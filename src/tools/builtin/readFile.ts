@@ -25,6 +25,7 @@ export const readFileTool: Tool<typeof ReadFileInput> = {
     'giving the offset to continue from.',
   input: ReadFileInput,
   effect: 'read',
+  quick: true,
   async run(args, ctx) {
     const text = await withinDeadline(ctx, `read_file ${JSON.stringify(args.path)}`, async () =>
       readText(await resolveInWorkspace(ctx.workspace, args.path), args.path, ctx.signal),

@@ -20,6 +20,7 @@ export const readOutputTool: Tool<typeof ReadOutputInput> = {
     'more remains.',
   input: ReadOutputInput,
   effect: 'read',
+  quick: true,
   async run(args, ctx) {
     if (ctx.transcript === undefined) {
       throw new ToolInputError(`cannot read the output of seq ${args.seq}: this session has no transcript to read from`);

@@ -19,6 +19,7 @@ export const searchTranscriptTool: Tool<typeof SearchTranscriptInput> = {
     'matches with a snippet each (matched words in [brackets]); read_output with a seq shows that original whole.',
   input: SearchTranscriptInput,
   effect: 'read',
+  quick: true,
   async run(args, ctx) {
     if (ctx.transcript === undefined) throw new ToolInputError('this session has no transcript to search');
     const hits = await ctx.transcript.search(args.query, args.limit ?? 10);
