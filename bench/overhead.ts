@@ -340,9 +340,10 @@ export async function overheadBench(stack: Stack): Promise<BenchBody> {
     },
     markdown: [
       'The simulator answers at once (no latency); tool outputs are 1,000 bytes every fourth step. An agentd step is a model call',
-      'and its tool call, each an activity, with a compaction decision before it. Two floors run the same workflow',
-      '(bench/floor/workflows.ts, bundled apart from agentd: two activities per step) with the same worker settings',
-      '(ENGINE_TUNING.worker) on the same dev server (started with ENGINE_TUNING.server), in this process:',
+      'and its tool call, each an activity (a quick read a local one, inside a workflow task), with a compaction decision',
+      'before it. Two floors run the same workflow (bench/floor/workflows.ts, bundled apart from agentd: two activities',
+      'per step) with the same worker settings (ENGINE_TUNING.worker) on the same dev server (started with',
+      'ENGINE_TUNING.server), in this process:',
       '',
       '- the **floor**: both activities do nothing, so its step is Temporal and the worker alone;',
       '- the **I/O floor**: the least I/O any agent step needs and nothing else. The model activity makes one chat completion',

@@ -62,7 +62,7 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   /**
    * Bounded work on the workspace's files or the session's store, done in milliseconds: never a
    * process, a network call or a wait. The session may run a quick call inside its own workflow task
-   * (a local activity) and so skip the activity's round trip through the server (DESIGN §6).
+   * (a local activity) and so skip the activity's round trip through the server (DESIGN §8 "Where a step's time goes").
    */
   readonly quick?: boolean;
   /**
