@@ -2,7 +2,7 @@
  * Which host's worker runs a session's tool calls: the session claims a workspace on its first tool
  * call and sends every later one to that host's queue; when nobody takes them for
  * `workspaceFailoverSeconds`, it claims a fresh workspace elsewhere. While the session's workflow
- * tasks run on the owner itself, a call goes eagerly to that worker instead, and a quick one runs
+ * tasks run on the owner itself, a call goes eagerly to that worker instead, and a quick read runs
  * inside the workflow task. Runs in the workflow sandbox.
  */
 import { ActivityFailure, ApplicationFailure, patched, TimeoutFailure } from '@temporalio/workflow';
@@ -17,7 +17,7 @@ import type { AffinityCarry } from './sessionCarry';
 const AFFINITY_PATCH = 'workspace-affinity';
 /** Histories from before the eager attempt sent every call straight to the host queue. */
 const OWNER_EAGERLY_PATCH = 'workspace-owner-eagerly';
-/** Histories from before quick calls ran as local activities sent them eagerly too. */
+/** Histories from before quick reads ran as local activities sent them eagerly too. */
 const QUICK_LOCALLY_PATCH = 'quick-tool-calls-locally';
 
 type RunTool = (input: RunToolInput) => Promise<RunToolResult>;
@@ -43,8 +43,8 @@ export class WorkspaceAffinity {
     private readonly carried: AffinityCarry,
   ) {}
 
-  /** Runs the tool call on the host that owns the workspace, failing over when that host is gone; `quick` as the tool is (`Tool.quick`). */
-  async runTool(toolInput: RunToolInput, quick: boolean): Promise<RunToolResult> {
+  /** Runs the tool call on the host that owns the workspace, failing over when that host is gone; `quickRead` for a quick tool's read. */
+  async runTool(toolInput: RunToolInput, quickRead: boolean): Promise<RunToolResult> {
     if (!patched(AFFINITY_PATCH)) return this.activities.runTool(toolInput);
     if (!this.carried.claim) {
       await this.claiming.run(async () => {
@@ -54,7 +54,7 @@ export class WorkspaceAffinity {
     const owner = this.carried.claim!.hostId;
     if (this.modelHost === owner && !this.eagerRefused && patched(OWNER_EAGERLY_PATCH)) {
       try {
-        return await this.onThisWorker(quick)({ ...toolInput, onlyOnHost: owner });
+        return await this.onThisWorker(quickRead)({ ...toolInput, onlyOnHost: owner });
       } catch (error) {
         if (!isRefusedElsewhere(error)) throw error;
         this.eagerRefused = true;
@@ -83,16 +83,16 @@ export class WorkspaceAffinity {
   }
 
   /**
-   * How a call reaches the worker running this workflow task, taken for the owner's. A quick call runs
+   * How a call reaches the worker running this workflow task, taken for the owner's. A quick read runs
    * inside the task (a local activity), which saves a step the activity's round trip through the
    * server and the workflow task its result would start; a worker lost meanwhile takes the task with
-   * it, and the worker that replays it runs the call again, or refuses it on another host. Any
+   * it, and the worker that replays it runs the read again, or refuses it on another host. Any
    * other call goes on the shared queue with the usual retries: the server hands its first attempt
    * straight back to this worker (eager dispatch), and a retry after a lost worker goes to whoever
    * polls first, which runs it on the owner's host and refuses it anywhere else.
    */
-  private onThisWorker(quick: boolean): RunTool {
-    return quick && patched(QUICK_LOCALLY_PATCH) ? this.activities.runToolLocally : this.activities.runTool;
+  private onThisWorker(quickRead: boolean): RunTool {
+    return quickRead && patched(QUICK_LOCALLY_PATCH) ? this.activities.runToolLocally : this.activities.runTool;
   }
 
   private async failOver(from: WorkspaceClaim): Promise<void> {

@@ -217,6 +217,8 @@ describe('delegate', () => {
       const parentId = 'deleg-fail';
       await stack.sessions.start({ task: delegatingTask('doomed', ['A', 'B'], 200), model: 'agentd-sim' }, { sessionId: parentId });
       const [first, second] = await childrenOf(stack, parentId, 2, 'running');
+      // The parent lists a child once it asked for it; the server creates it a moment later.
+      for (const child of [first!, second!]) await eventually(async () => ((await closeStatus(stack, child)) === 'RUNNING' ? true : undefined), `${child} started`);
       await stack.client.workflow.getHandle(first!).terminate('an operator pulled the plug');
       await stack.sessions.handle(second!).cancel();
       const parent: SessionResult = await stack.sessions.result(parentId);

@@ -36,20 +36,29 @@ export interface ClosedActivity {
   readonly index: number;
   readonly attempt: number;
   readonly identity: string;
+  /** The `seq` its input names (a tool call's result row), when it names one. */
+  readonly seq?: number;
 }
 
 /** The session's activities of `activityType`, in the order they were scheduled. */
 export async function closedActivities(client: Client, sessionId: string, activityType: string): Promise<ClosedActivity[]> {
   const history = await client.workflow.getHandle(sessionId).fetchHistory();
-  const typeOf = new Map<string, string>();
+  const scheduledById = new Map<string, temporal.api.history.v1.IActivityTaskScheduledEventAttributes>();
   const found: ClosedActivity[] = [];
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled) typeOf.set(String(event.eventId), scheduled.activityType?.name ?? '');
+    if (scheduled) scheduledById.set(String(event.eventId), scheduled);
     const started = event.activityTaskStartedEventAttributes;
-    if (started && typeOf.get(String(started.scheduledEventId)) === activityType) {
-      found.push({ activityType, index: found.length, attempt: started.attempt ?? 1, identity: started.identity ?? '' });
+    const of = started ? scheduledById.get(String(started.scheduledEventId)) : undefined;
+    if (started && of?.activityType?.name === activityType) {
+      const seq = seqOf(of.input?.payloads?.[0]?.data);
+      found.push({ activityType, index: found.length, attempt: started.attempt ?? 1, identity: started.identity ?? '', ...(seq === undefined ? {} : { seq }) });
     }
   }
   return found;
+}
+
+function seqOf(data: Uint8Array | null | undefined): number | undefined {
+  const input: unknown = data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
+  return typeof input === 'object' && input !== null && 'seq' in input && typeof input.seq === 'number' ? input.seq : undefined;
 }
