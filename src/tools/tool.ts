@@ -60,9 +60,10 @@ export interface Tool<Input extends z.ZodType = z.ZodType> {
   readonly input: Input;
   readonly effect: ToolEffect;
   /**
-   * Bounded work on the workspace's files or the session's store, done in milliseconds: never a
+   * A read of the workspace's files or the session's store, bounded and done in milliseconds: never a
    * process, a network call or a wait. The session may run a quick call inside its own workflow task
    * (a local activity) and so skip the activity's round trip through the server (DESIGN §8 "Where a step's time goes").
+   * Only reads: a call there runs again when its workflow task is lost.
    */
   readonly quick?: boolean;
   /**

@@ -71,7 +71,7 @@ export const activityOptions = {
     retry: STORE_OUTAGE_RETRY,
   }),
   /**
-   * A quick tool call (`Tool.quick`) inside the workflow task, on the worker of the host that owns the
+   * A quick read (`Tool.quick`) inside the workflow task, on the worker of the host that owns the
    * workspace (WorkspaceAffinity): the same limits as on a queue, but no heartbeat, which a local
    * activity has none of (its workflow task's own heartbeat stands for it).
    */

@@ -168,7 +168,6 @@ export class SessionRun implements ToolCallRunner {
     this.interrupt.noteStarted(call, seq);
     const { toolTimeoutSeconds: timeoutSeconds, toolOutputCapChars: outputCapChars, toolOutputStoredChars: storedOutputChars } = this.input;
     const toolInput = { sessionId: this.sessionId, seq, callSeq, toolCallId: call.id, timeoutSeconds, outputCapChars, storedOutputChars, ...this.activityContext() };
-    // A write stays on a queue even when quick: inside a workflow task lost midway it would run again, its effect unknown (DESIGN §8).
     if (call.effect !== 'delegate') return this.affinity.runTool(toolInput, call.quick === true && call.effect === 'read');
     return this.delegations.run(call, callSeq, seq, this.carry.step).then((delegated) => this.affinity.runTool({ ...toolInput, ...(delegated ? { delegated } : {}) }, false));
   }

@@ -6,4 +6,3 @@ export async function historyBytes(client: Client, workflowId: string): Promise<
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
   return Buffer.from(temporal.api.history.v1.History.encode(history).finish());
 }
-

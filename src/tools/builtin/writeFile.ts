@@ -27,7 +27,6 @@ export const writeFileTool: Tool<typeof WriteFileInput> = {
   description: 'Write a text file in the workspace, replacing it if it exists. Missing parent folders are created.',
   input: WriteFileInput,
   effect: 'write',
-  quick: true,
   async run(args, ctx) {
     await withinDeadline(ctx, `write_file ${JSON.stringify(args.path)}`, async () => {
       const file = await resolveInWorkspace(ctx.workspace, args.path);
