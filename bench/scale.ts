@@ -4,7 +4,8 @@
  * real cluster (scripts/temporal-cluster.sh). Each cell runs agentd and then the I/O floor's
  * workflow (bench/floor, its worker a process of its own too) the same way, and reads steps per
  * second against the ideal (sessions ÷ latency), the CPU per step of the workers, the server and
- * its database from /proc, worker RSS per session, and a step's time beyond the model's.
+ * its database from /proc, worker RSS per session, a step's time beyond the model's, and the workers'
+ * tasks per step from their own metrics.
  *
  * `--scale-sessions=50,200`, `--scale-workers=1`, `--scale-servers=dev` and `--scale-window=20`
  * narrow a run.
@@ -151,6 +152,23 @@ function profileRow(cell: CellResult): string[] {
   ];
 }
 
+/** What one step took of the workers' tasks, and how long a workflow task waited on the server for a worker. */
+function taskRow(cell: CellResult): string[] {
+  const tasks = cell.workerTasks;
+  const each = (count: number) => num(count / cell.steps, 2);
+  return [
+    cell.server,
+    String(cell.workers),
+    int(cell.sessions),
+    cell.contender === 'agentd' ? 'agentd' : 'I/O floor',
+    each(tasks.workflowTasks),
+    each(tasks.cacheMisses),
+    each(tasks.activities),
+    each(tasks.localActivities),
+    num(tasks.scheduleToStartMs, 0),
+  ];
+}
+
 /** What the cell's steps waited for besides a busy process: a free core, and on the cluster a shard's I/O slot. */
 function waitsOf(cell: CellResult): string[] {
   const writes = cell.historyWrites;
@@ -267,6 +285,15 @@ export function scaleReport(cells: readonly CellResult[], options: ScaleOptions)
     ...table(
       ['server', 'workers', 'sessions', 'contender', 'cores busy', 'by process', 'waiting for a core', 'history write: slot wait / update ms'],
       cells.map(profileRow),
+    ),
+    '',
+    "What a step took of the workers' tasks, from the workers' own metrics (the Temporal SDK's): workflow tasks, of them",
+    "those whose session was not in the worker's cache (each replays its run's history), activities, local activities; and how",
+    'long a workflow task waited on the server before a worker took it (mean ms):',
+    '',
+    ...table(
+      ['server', 'workers', 'sessions', 'contender', 'workflow tasks', 'out of cache', 'activities', 'local activities', 'workflow task waited ms'],
+      cells.map(taskRow),
     ),
     '',
     ...(prediction === undefined || reference === undefined

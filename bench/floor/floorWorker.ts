@@ -15,7 +15,12 @@ import { ioFloorActivities } from './activities';
 async function main(): Promise<void> {
   const taskQueue = process.env.AGENTD_FLOOR_TASK_QUEUE;
   if (!taskQueue) throw new Error('AGENTD_FLOOR_TASK_QUEUE is not set');
-  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  const metrics = process.env.AGENTD_METRICS_ADDRESS;
+  Runtime.install({
+    logger: new DefaultLogger('WARN'),
+    shutdownSignals: [],
+    ...(metrics ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metrics } } } } : {}),
+  });
   const config = readConfig();
   const store = await openStore(config.store);
   const connection = await NativeConnection.connect({ address: config.connection.address });

@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../src/devServer/freePort';
 import { startSimulator } from '../../src/simulator/server';
 import { startPollingWorker, type WorkerProcess } from '../../harness/workerProcess';
 import { startFixedReplyModel } from '../floor/fixedReplyModel';
@@ -17,6 +18,7 @@ import { cpuPressureMicros, cpuReading, cpuSpent, rssBytes } from '../lib/proc';
 import { historyWriteTotals, historyWritesBetween, type HistoryWrites } from './historyWrites';
 import type { ScaleServer } from './servers';
 import { percentile, StepClock } from './stepClock';
+import { workerTaskTotals, workerTasksBetween, type WorkerTasks } from './workerTasks';
 
 export type Contender = 'agentd' | 'ioFloor';
 
@@ -48,6 +50,8 @@ export interface CellResult {
   readonly beyondModelMs: { readonly p50: number; readonly p99: number; readonly samples: number };
   /** Share of the window in which a runnable thread waited for a core (/proc/pressure/cpu); absent where the kernel keeps none. */
   readonly cpuPressure?: number;
+  /** The workers' tasks in the window, from their metrics endpoints. */
+  readonly workerTasks: WorkerTasks;
   /** The server's history writes in the window, from its metrics endpoint (the cluster's). */
   readonly historyWrites?: HistoryWrites;
 }
@@ -92,8 +96,15 @@ async function startModel(contender: Contender, latencyMs: number, clock: StepCl
   });
 }
 
-function startWorker(spec: CellSpec, modelBaseURL: string, workspaceRoot: string): Promise<WorkerProcess> {
-  return startPollingWorker(
+/** A worker process and where it serves its metrics. */
+interface CellWorker {
+  readonly process: WorkerProcess;
+  readonly metricsUrl: string;
+}
+
+async function startWorker(spec: CellSpec, modelBaseURL: string, workspaceRoot: string): Promise<CellWorker> {
+  const metricsAddress = `127.0.0.1:${await freePort()}`;
+  const worker = await startPollingWorker(
     {
       temporalAddress: spec.server.address,
       storeFile: spec.server.store,
@@ -105,12 +116,14 @@ function startWorker(spec: CellSpec, modelBaseURL: string, workspaceRoot: string
         AGENTD_WORKFLOW_CACHE_SIZE: String(Math.max(spec.sessions, 2)),
         AGENTD_FLOOR_TASK_QUEUE: FLOOR_TASK_QUEUE,
         AGENTD_LOG_LEVEL: 'ERROR',
+        AGENTD_METRICS_ADDRESS: metricsAddress,
       },
     },
     { readyLine: READY_LINE },
   ).catch((error: unknown) => {
     throw new Error(`the ${spec.contender} worker did not start`, { cause: error });
   });
+  return { process: worker, metricsUrl: `http://${metricsAddress}/metrics` };
 }
 
 function startSession(spec: CellSpec, id: string): Promise<string> {
@@ -134,11 +147,12 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
   const model = await startModel(spec.contender, spec.latencyMs, clock);
   const cell = ++cells;
   const workspaceRoot = await mkdtemp(join(tmpdir(), 'agentd-bench-scale-'));
-  const workers: WorkerProcess[] = [];
+  const workers: CellWorker[] = [];
   const workflowIds: string[] = [];
   try {
     workers.push(...(await Promise.all(Array.from({ length: spec.workers }, () => startWorker(spec, model.baseURL, workspaceRoot)))));
-    const workerPids = workers.map((worker) => worker.pid);
+    const workerPids = workers.map((worker) => worker.process.pid);
+    const metricsUrls = workers.map((worker) => worker.metricsUrl);
     const rssOfWorkers = () => workerPids.reduce((sum, pid) => sum + rssBytes(pid), 0);
     const rssBefore = rssOfWorkers();
     const ids = Array.from({ length: spec.sessions }, (_, n) => `scale-${process.pid}-${cell}-${n}`);
@@ -151,12 +165,14 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
     const processes = () => [...workerPids, spec.server.serverPid, ...databasePids];
     const { metricsUrl } = spec.server;
     const writesBefore = metricsUrl === undefined ? undefined : await historyWriteTotals(metricsUrl);
+    const tasksBefore = await workerTaskTotals(metricsUrls);
     const before = { cpu: cpuReading(processes()), bench: process.cpuUsage(), pressure: cpuPressureMicros() };
     clock.startWindow();
     await sleep(spec.windowSeconds * 1000);
     const counted = clock.endWindow();
     const after = { cpu: cpuReading(processes()), bench: process.cpuUsage(before.bench), pressure: cpuPressureMicros() };
     const writesAfter = metricsUrl === undefined ? undefined : await historyWriteTotals(metricsUrl);
+    const tasksAfter = await workerTaskTotals(metricsUrls);
     const rssAfter = rssOfWorkers();
 
     const spentBy = (pids: readonly number[]) => cpuSpent(before.cpu, after.cpu, pids);
@@ -180,6 +196,7 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
       workerRssBytes: { before: rssBefore, after: rssAfter },
       beyondModelMs: { p50: percentile(beyondModel, 0.5), p99: percentile(beyondModel, 0.99), samples: beyondModel.length },
       ...(before.pressure !== undefined && after.pressure !== undefined ? { cpuPressure: (after.pressure - before.pressure) / (counted.seconds * 1e6) } : {}),
+      workerTasks: workerTasksBetween(tasksBefore, tasksAfter),
       ...(writesBefore && writesAfter ? { historyWrites: historyWritesBetween(writesBefore, writesAfter) } : {}),
     };
   } finally {
@@ -191,7 +208,7 @@ export async function runCell(spec: CellSpec, log: (line: string) => void): Prom
         .catch(() => 0),
     );
     if (terminated.length > 0) log(`    terminated ${terminated.reduce((sum: number, one) => sum + one, 0)} of ${workflowIds.length} sessions`);
-    await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
+    await Promise.all(workers.map((worker) => worker.process.stop('SIGKILL')));
     await model.stop();
     await rm(workspaceRoot, { recursive: true, force: true });
   }

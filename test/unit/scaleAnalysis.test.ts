@@ -5,6 +5,7 @@ import { kneesOf, pairsOf, predictHost, profile, workerCpuRatio } from '../../be
 import type { CellResult, Contender } from '../../bench/scale/cell';
 import { historyWritesBetween, historyWriteTotalsOf } from '../../bench/scale/historyWrites';
 import { percentile, StepClock } from '../../bench/scale/stepClock';
+import { workerTasksBetween, workerTaskTotalsOf } from '../../bench/scale/workerTasks';
 
 function cell(contender: Contender, sessions: number, stepsPerSecond: number, workerMsPerStep: number): CellResult {
   const seconds = 10;
@@ -22,6 +23,7 @@ function cell(contender: Contender, sessions: number, stepsPerSecond: number, wo
     cpuMs: { workers: workerMsPerStep * steps, server: 3 * steps, database: 2 * steps, bench: 1 * steps },
     workerRssBytes: { before: 100, after: 100 + 1000 * sessions },
     beyondModelMs: { p50: 50, p99: 200, samples: steps },
+    workerTasks: { workflowTasks: 2 * steps, cacheMisses: 0, activities: 2 * steps, localActivities: 0, scheduleToStartMs: 5 },
   };
 }
 
@@ -111,5 +113,38 @@ describe('history writes from a Temporal server metrics page', () => {
     assert.ok(Math.abs(writes.slotWaitMs - 20) < 1e-9, String(writes.slotWaitMs));
     assert.ok(Math.abs(writes.updateMs - 10) < 1e-9, String(writes.updateMs));
     assert.deepEqual(historyWritesBetween(historyWriteTotalsOf(page(10, 0.2, 8, 0.06)), historyWriteTotalsOf(page(10, 0.2, 8, 0.06))), { writes: 0, slotWaitMs: 0, updateMs: 0 });
+  });
+});
+
+describe("the workers' tasks in a window", () => {
+  // What one worker's SDK endpoint serves, cut down: the counters read, under the labels the SDK gives them.
+  const page = (workflowTasks: number, misses: number, waitedMs: number) =>
+    [
+      '# HELP temporal_workflow_task_execution_latency Histogram of workflow task execution (not replay) latencies',
+      `temporal_workflow_task_execution_latency_count{namespace="default",task_queue="agentd",workflow_type="agentSession"} ${workflowTasks}`,
+      `temporal_workflow_task_execution_latency_bucket{namespace="default",task_queue="agentd",workflow_type="agentSession",le="50"} ${workflowTasks}`,
+      ...(misses > 0 ? [`temporal_sticky_cache_miss{namespace="default",task_queue="agentd"} ${misses}`] : []),
+      `temporal_activity_execution_latency_count{activity_type="callModel",namespace="default",task_queue="agentd"} ${workflowTasks}`,
+      `temporal_activity_execution_latency_count{activity_type="runTool",namespace="default",task_queue="agentd-host-a"} 3`,
+      `temporal_local_activity_total{activity_type="runTool",namespace="default",task_queue="agentd"} 2`,
+      `temporal_workflow_task_schedule_to_start_latency_sum{namespace="default",task_queue="agentd"} ${waitedMs * workflowTasks}`,
+      `temporal_workflow_task_schedule_to_start_latency_count{namespace="default",task_queue="agentd"} ${workflowTasks}`,
+    ].join('\n');
+
+  test('sums each counter over every label set and every worker', () => {
+    assert.deepEqual(workerTaskTotalsOf([page(10, 0, 4), page(30, 2, 8)]), {
+      workflowTasks: 40,
+      cacheMisses: 2,
+      activities: 46,
+      localActivities: 4,
+      scheduleToStartMs: 280,
+      started: 40,
+    });
+  });
+
+  test("a window's tasks are the difference of two readings, the wait a mean over the tasks that started in it", () => {
+    const tasks = workerTasksBetween(workerTaskTotalsOf([page(10, 0, 4)]), workerTaskTotalsOf([page(30, 5, 9)]));
+    assert.deepEqual(tasks, { workflowTasks: 20, cacheMisses: 5, activities: 20, localActivities: 0, scheduleToStartMs: (270 - 40) / 20 });
+    assert.equal(workerTasksBetween(workerTaskTotalsOf([page(10, 0, 4)]), workerTaskTotalsOf([page(10, 0, 4)])).scheduleToStartMs, 0);
   });
 });
