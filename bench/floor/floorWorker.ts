@@ -2,8 +2,8 @@
  * The I/O floor's worker as a process of its own (`node dist/bench/floor/floorWorker.js`), so the
  * scale benchmark reads its CPU and memory from /proc exactly as it reads an agentd worker's. It
  * takes the settings agentd's worker reads from the same variables: TEMPORAL_ADDRESS, AGENTD_STORE,
- * OPENAI_BASE_URL, AGENTD_WORKFLOW_CACHE_SIZE and AGENTD_MAX_CONCURRENT_ACTIVITIES; the task queue
- * is AGENTD_FLOOR_TASK_QUEUE.
+ * OPENAI_BASE_URL, AGENTD_WORKFLOW_CACHE_SIZE, AGENTD_MAX_CONCURRENT_ACTIVITIES and
+ * AGENTD_METRICS_ADDRESS (the SDK's metrics only); the task queue is AGENTD_FLOOR_TASK_QUEUE.
  */
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { readConfig } from '../../src/config/config';
