@@ -10,8 +10,12 @@ import { faultSeed } from '../../harness/random';
 import { describeSoak, lostIn, runSoak } from '../../harness/soak';
 
 const MINUTE = 60_000;
-/** Enough steps that the sessions outlast two faults, a kill and whatever comes next. */
-const STEPS = 80;
+/**
+ * Enough steps that the sessions outlast two faults, a kill and whatever comes next, on a fast
+ * machine too: the second fault comes at most 12 s in (two gaps of at most 6 s), and 3 × 80 steps
+ * once ended in 10 s after a single early kill. 3 × 160 take about 20 s at that pace.
+ */
+const STEPS = 160;
 const postgresServer = testPostgresUrl('the soak test');
 
 describe('fault soak, short', { skip: postgresServer ? false : 'AGENTD_TEST_POSTGRES_URL is not set' }, () => {
