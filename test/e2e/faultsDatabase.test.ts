@@ -19,6 +19,7 @@ import { PostgresTranscriptStore } from '../../src/store/postgresStore';
 import { SqliteTranscriptStore } from '../../src/store/sqliteStore';
 import type { TranscriptStore } from '../../src/store/transcriptStore';
 import { ownPostgresBinaries, startOwnPostgres, type OwnPostgres } from '../helpers/ownPostgres';
+import { localActivitiesOf } from '../../harness/localActivities';
 import { startRecordingProxy, type RecordingProxy } from '../../harness/recordingProxy';
 import { eventually, startServerStack, type ServerStack } from '../../harness/stack';
 import { auditModelCalls, pairingProblems, seqGaps } from '../../harness/transcriptChecks';
@@ -144,6 +145,10 @@ async function activityRetries(client: Client, sessionId: string): Promise<{ ret
           ` (${info?.type ?? 'no type'}, ${info?.nonRetryable ? 'non-retryable' : `retry state ${failure.retryState}`})`,
       );
     }
+  }
+  // Quick reads run as local activities: only their markers say how often the worker tried one (the outage may meet only them).
+  for (const local of localActivitiesOf(history)) {
+    if (local.attempt > 1) retried.push({ activity: `${local.activityType} (local)`, attempt: local.attempt, lastFailure: local.failureType ?? '' });
   }
   return { retried, failed, longestMs };
 }
