@@ -21,3 +21,10 @@ export function sumOf(samples: readonly Sample[], name: string | RegExp, ...labe
   const named = typeof name === 'string' ? (sample: Sample) => sample.name === name : (sample: Sample) => name.test(sample.name);
   return samples.filter((sample) => named(sample) && labels.every((label) => sample.labels.includes(label))).reduce((sum, sample) => sum + sample.value, 0);
 }
+
+/** The exposition an endpoint serves; an answer other than 200 is an error naming the endpoint. */
+export async function fetchExposition(url: string): Promise<string> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.text();
+}

@@ -4,7 +4,7 @@
  * says otherwise) and how long a workflow's update then took in the database. On a cluster these
  * waits, not any one busy process, are what a step beyond the model is made of below the knee.
  */
-import { samplesOf, sumOf } from '../../harness/prometheus';
+import { fetchExposition, samplesOf, sumOf } from '../../harness/prometheus';
 
 /** Running totals since the server started; a window's figures are the difference of two. */
 export interface HistoryWriteTotals {
@@ -24,9 +24,7 @@ export interface HistoryWrites {
 }
 
 export async function historyWriteTotals(metricsUrl: string): Promise<HistoryWriteTotals> {
-  const response = await fetch(metricsUrl);
-  if (!response.ok) throw new Error(`${metricsUrl}: HTTP ${response.status}`);
-  return historyWriteTotalsOf(await response.text());
+  return historyWriteTotalsOf(await fetchExposition(metricsUrl));
 }
 
 /** The totals in a Prometheus text exposition, summed over every label set (services, priorities). */

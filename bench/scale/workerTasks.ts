@@ -5,7 +5,7 @@
  * workflow task waited on the server before a worker took it. Past the knee these tell a worker
  * that works harder per step (replays) from one that waits for its tasks longer.
  */
-import { samplesOf, sumOf } from '../../harness/prometheus';
+import { fetchExposition, samplesOf, sumOf } from '../../harness/prometheus';
 
 /** Running totals since the workers started, summed over the workers; a window's figures are the difference of two. */
 export interface WorkerTaskTotals {
@@ -29,14 +29,7 @@ export interface WorkerTasks {
 }
 
 export async function workerTaskTotals(metricsUrls: readonly string[]): Promise<WorkerTaskTotals> {
-  const expositions = await Promise.all(
-    metricsUrls.map(async (url) => {
-      const response = await fetch(url);
-      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-      return response.text();
-    }),
-  );
-  return workerTaskTotalsOf(expositions);
+  return workerTaskTotalsOf(await Promise.all(metricsUrls.map(fetchExposition)));
 }
 
 /** The totals in the workers' Prometheus text expositions, one per worker. */

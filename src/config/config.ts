@@ -124,7 +124,6 @@ function readMaxUserTextBytes(value: string | undefined): number {
   return bytes;
 }
 
-/** A host id becomes part of a task queue name, so it is kept to a safe alphabet. */
 /** host:port, the host a name, an IPv4 address or a bracketed IPv6 one. */
 function metricsAddressOf(raw: string): string {
   const value = raw.trim();
@@ -133,6 +132,7 @@ function metricsAddressOf(raw: string): string {
   return value;
 }
 
+/** A host id becomes part of a task queue name, so it is kept to a safe alphabet. */
 function hostIdOf(raw: string): string {
   const id = raw.trim();
   if (!/^[A-Za-z0-9._-]{1,100}$/.test(id)) {

@@ -168,6 +168,7 @@ export class SessionRun implements ToolCallRunner {
     this.interrupt.noteStarted(call, seq);
     const { toolTimeoutSeconds: timeoutSeconds, toolOutputCapChars: outputCapChars, toolOutputStoredChars: storedOutputChars } = this.input;
     const toolInput = { sessionId: this.sessionId, seq, callSeq, toolCallId: call.id, timeoutSeconds, outputCapChars, storedOutputChars, ...this.activityContext() };
+    // A tool module may mark a write quick; inside a lost workflow task it would run again, so it stays on a queue (DESIGN §8).
     if (call.effect !== 'delegate') return this.affinity.runTool(toolInput, call.quick === true && call.effect === 'read');
     return this.delegations.run(call, callSeq, seq, this.carry.step).then((delegated) => this.affinity.runTool({ ...toolInput, ...(delegated ? { delegated } : {}) }, false));
   }

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../src/devServer/freePort';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server';
 import { eventually, startServerStack, type ServerStack } from '../../harness/stack';
-import { samplesOf, sumOf, type Sample } from '../../harness/prometheus';
+import { fetchExposition, samplesOf, sumOf, type Sample } from '../../harness/prometheus';
 import { startWorkerProcess, type WorkerProcess } from '../../harness/workerProcess';
 
 /** The sum of an agentd metric (Temporal's prefix and a counter's suffix allowed) over the samples whose labels contain every one of `labels`. */
@@ -53,7 +53,7 @@ describe('the worker\'s metrics endpoint', () => {
     const state = result.finalState!;
     assert.ok(state.compaction.compactions >= 1, `the session compacted (${state.compaction.compactions})`);
 
-    const scraped = samplesOf(await (await fetch(metricsUrl)).text());
+    const scraped = samplesOf(await fetchExposition(metricsUrl));
     const spend = result.spend!;
     const figures = {
       steps: total(scraped, 'agentd_steps'),
